@@ -1,0 +1,43 @@
+# Spades Arena. `make demo` runs a round robin of the sample bots on SQLite; `make test` runs the tests.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+NODE_BOT := sample_bots/node_random
+
+.PHONY: setup demo test test-fast bench lint proto proto-check clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+$(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json
+	cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error
+
+setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json
+
+demo: setup
+	$(VENV)/bin/arena demo
+
+test: setup
+	$(PY) -m pytest
+
+test-fast: setup
+	$(PY) -m pytest -m "not slow"
+
+bench: setup
+	$(VENV)/bin/arena bench engine
+	$(VENV)/bin/arena bench transport
+	$(VENV)/bin/arena bench referee
+	$(VENV)/bin/arena bench tournament
+
+lint: setup
+	$(VENV)/bin/ruff check arena tests sample_bots proto
+	$(PY) proto/generate.py --check
+
+proto: $(VENV)/.installed
+	$(PY) proto/generate.py
+
+clean:
+	rm -rf $(VENV) $(NODE_BOT)/node_modules .pytest_cache
