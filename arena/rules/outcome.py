@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from arena.rules.observation import TrickView
+
 
 class Termination(enum.Enum):
     TARGET_REACHED = "target_reached"
@@ -28,6 +30,8 @@ class HandResult:
     """Match scores after this hand."""
     bags: tuple[int, int]
     """Bag counts after this hand (0–9)."""
+    tricks: tuple[TrickView, ...] = ()
+    """The 13 tricks of the hand, in order."""
 
 
 @dataclass(frozen=True, slots=True)
