@@ -1,0 +1,46 @@
+"""``arena db …``: the database's schema (create, upgrade, show the revision)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.store import database_revision, upgrade_database
+
+app = typer.Typer(help="The arena's database: create or upgrade its schema.", no_args_is_help=True)
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
+        show_default=False,
+    ),
+]
+
+
+@app.command()
+def upgrade(db: DbOption = None) -> None:
+    """Create the schema in a new database, or bring an older one up to date."""
+    before, after = upgrade_database(db)
+    shown, _, _ = database_revision(db)
+    if before == after:
+        typer.echo(f"{shown}: schema at revision {after} (already current)")
+    elif before is None:
+        typer.echo(f"{shown}: schema created at revision {after}")
+    else:
+        typer.echo(f"{shown}: schema upgraded from revision {before} to {after}")
+
+
+@app.command()
+def current(db: DbOption = None) -> None:
+    """Print the database's schema revision and the newest this arena knows."""
+    shown, revision, head = database_revision(db)
+    if revision is None:
+        state = "empty (created on first use, or by `arena db upgrade`)"
+    elif revision == head:
+        state = "current"
+    else:
+        state = f"not the arena's newest ({head}): see `arena db upgrade`"
+    typer.echo(f"{shown}: revision {revision or '-'}, {state}")

@@ -1,0 +1,196 @@
+"""The database schema as SQLAlchemy 2.0 typed models (the Alembic migrations create the same).
+
+Times are stored as naive UTC and read back as aware UTC (``UTCDateTime``), so SQLite (which
+has no time zones) and PostgreSQL give the same values back.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Double,
+    ForeignKey,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_N_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+"""Named constraints, so that later migrations can alter them on SQLite (batch mode) too."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """An aware datetime in, an aware UTC datetime out; naive input is taken as local time."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {
+        dict[str, Any]: JSON,
+        datetime: UTCDateTime,
+        float: Double,
+        bytes: LargeBinary,
+    }
+
+
+class ApiToken(Base):
+    """A token for the arena service: only its SHA-256 is kept; the token is shown once."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Bot(Base):
+    __tablename__ = "bots"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    owner_token_id: Mapped[int | None] = mapped_column(ForeignKey("api_tokens.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class BotVersion(Base):
+    """One exact build of a bot, known by the content hash of its files."""
+
+    __tablename__ = "bot_versions"
+    __table_args__ = (UniqueConstraint("bot_id", "content_hash"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), index=True)
+    version_label: Mapped[str] = mapped_column(String(100))
+    """The version its manifest declares; not unique (an author may forget to change it)."""
+    content_hash: Mapped[str] = mapped_column(String(128))
+    source: Mapped[str] = mapped_column(Text)
+    """Where its files are: a folder, an archive, or a remote address."""
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Rating(Base):
+    """The current TrueSkill rating and tallies of a bot version (rated matches only)."""
+
+    __tablename__ = "ratings"
+
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), primary_key=True)
+    mu: Mapped[float]
+    sigma: Mapped[float]
+    matches: Mapped[int] = mapped_column(default=0)
+    wins: Mapped[int] = mapped_column(default=0)
+    losses: Mapped[int] = mapped_column(default=0)
+    draws: Mapped[int] = mapped_column(default=0)
+    faults: Mapped[int] = mapped_column(default=0)
+
+
+class Tournament(Base):
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    status: Mapped[str] = mapped_column(String(20))
+    config: Mapped[dict[str, Any]]
+    """Bots, games per pair, seed, concurrency, move timeout, fault policy, …"""
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+
+
+class TournamentGame(Base):
+    """One scheduled match of a tournament: written before play, marked done once recorded."""
+
+    __tablename__ = "tournament_games"
+    __table_args__ = (UniqueConstraint("tournament_id", "ordinal"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"))
+    ordinal: Mapped[int]
+    pair_id: Mapped[int | None]
+    """The duplicate pair: the two games with one seed and the seats swapped share it."""
+    seed: Mapped[int] = mapped_column(BigInteger)
+    seat0_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    seat1_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    match_id: Mapped[str | None] = mapped_column(String(64), unique=True)
+    """The match that settled this game; unique, so a game can be recorded only once."""
+
+
+class Match(Base):
+    """A played match. ``id`` is the recorded sequence: ratings are applied in its order."""
+
+    __tablename__ = "matches"
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    match_id: Mapped[str] = mapped_column(String(64), unique=True)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    rules: Mapped[dict[str, Any]]
+    engine_version: Mapped[str] = mapped_column(String(50))
+    seat0_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    seat1_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    winner: Mapped[int | None]
+    score0: Mapped[int]
+    score1: Mapped[int]
+    hands_played: Mapped[int]
+    termination: Mapped[str] = mapped_column(String(40))
+    detail: Mapped[str] = mapped_column(Text, default="")
+    faults0: Mapped[int]
+    faults1: Mapped[int]
+    rated: Mapped[bool]
+    """False for aborted matches, self-play, and forfeits with no winner: kept, not rated."""
+    decisions: Mapped[bytes]
+    """``encode_decisions`` bytes: with the seed and rules they replay the match exactly."""
+    decision_count: Mapped[int]
+    mean_decision_us0: Mapped[int | None]
+    mean_decision_us1: Mapped[int | None]
+    max_decision_us0: Mapped[int | None]
+    max_decision_us1: Mapped[int | None]
+    started_at: Mapped[datetime]
+    finished_at: Mapped[datetime]
+    recorded_at: Mapped[datetime] = mapped_column(default=utcnow)
+    tournament_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    tournament_game_id: Mapped[int | None] = mapped_column(
+        ForeignKey("tournament_games.id"), index=True
+    )
+    """The scheduled game this match was played for (an aborted attempt keeps it too)."""
+    pair_id: Mapped[int | None] = mapped_column(index=True)
+    """The duplicate pair within its tournament (both seatings of one deal seed)."""
+
+
+class Setting(Base):
+    """Database-wide settings, such as the TrueSkill environment the ratings were computed with."""
+
+    __tablename__ = "settings"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    value: Mapped[dict[str, Any]]

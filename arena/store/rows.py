@@ -1,0 +1,198 @@
+"""What the store hands back: plain frozen values, detached from any database session."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from arena.ratings import conservative_score
+from arena.referee.record import MatchResult, Termination
+
+
+@dataclass(frozen=True, slots=True)
+class BotVersionInfo:
+    id: int
+    bot_id: int
+    name: str
+    version_label: str
+    content_hash: str
+    source: str
+    created_at: datetime
+
+    @property
+    def ref(self) -> str:
+        """``name@version``, as the leaderboard and match records show it."""
+        return f"{self.name}@{self.version_label}"
+
+
+@dataclass(frozen=True, slots=True)
+class BotInfo:
+    id: int
+    name: str
+    created_at: datetime
+    versions: tuple[BotVersionInfo, ...]
+    """Oldest first; the last one is what the bot's bare name means."""
+    owner_token_id: int | None = None
+    """The API token that first submitted the bot; None for a bot registered locally."""
+    owner: str | None = None
+    """That token's name."""
+
+    @property
+    def latest(self) -> BotVersionInfo:
+        return self.versions[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class RatingInfo:
+    bot_version_id: int
+    mu: float
+    sigma: float
+    matches: int
+    wins: int
+    losses: int
+    draws: int
+    faults: int
+
+    @property
+    def score(self) -> float:
+        return conservative_score(self.mu, self.sigma)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedMatch:
+    sequence: int
+    """The match's place in the recorded order (the order ratings are applied in)."""
+    match_id: str
+    rated: bool
+    ratings: tuple[RatingInfo, RatingInfo] | None
+    """Both seats' ratings after the update; None for a match that is not rated."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    sequence: int
+    match_id: str
+    seed: int
+    engine_version: str
+    seat_versions: tuple[int, int]
+    players: tuple[str, str]
+    """``name@version`` of each seat."""
+    winner: int | None
+    scores: tuple[int, int]
+    hands_played: int
+    termination: Termination
+    faults: tuple[int, int]
+    detail: str
+    rated: bool
+    decision_count: int
+    mean_decision_us: tuple[int | None, int | None]
+    max_decision_us: tuple[int | None, int | None]
+    started_at: datetime
+    finished_at: datetime
+    recorded_at: datetime
+    tournament_id: int | None
+    tournament_game_id: int | None
+    pair_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatch:
+    summary: MatchSummary
+    result: MatchResult
+    """The match as the referee reported it, decisions decoded (``players`` are
+    ``name@version``)."""
+    decisions_bytes: int
+    """Size of the stored decision record."""
+
+
+class TournamentStatus(enum.Enum):
+    RUNNING = "running"
+    """Created and not finished: ``pending_games`` says what is left (also after a crash)."""
+    FINISHED = "finished"
+    """Every scheduled game was recorded (set by the store with the last one)."""
+    CANCELLED = "cancelled"
+
+
+class GameStatus(enum.Enum):
+    PENDING = "pending"
+    DONE = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduleEntry:
+    """One game of a tournament's schedule, as the scheduler plans it."""
+
+    ordinal: int
+    seed: int
+    seat_versions: tuple[int, int]
+    pair_id: int | None = None
+    """Games that share a deal seed with the seats swapped share a pair id."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentGameInfo:
+    id: int
+    tournament_id: int
+    ordinal: int
+    pair_id: int | None
+    seed: int
+    seat_versions: tuple[int, int]
+    status: GameStatus
+    match_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentInfo:
+    id: int
+    status: TournamentStatus
+    config: dict[str, Any]
+    created_at: datetime
+    finished_at: datetime | None
+    games_total: int
+    games_done: int
+
+
+LEADERBOARD_KEYS = (
+    "rank",
+    "bot",
+    "version",
+    "mu",
+    "sigma",
+    "score",
+    "matches",
+    "wins",
+    "losses",
+    "draws",
+    "faults",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    rank: int
+    bot: str
+    version: str
+    """The manifest's version label (with a short content hash when two builds share it)."""
+    mu: float
+    sigma: float
+    score: float
+    """mu - 3 sigma: what the leaderboard ranks by."""
+    matches: int
+    wins: int
+    losses: int
+    draws: int
+    faults: int
+    bot_version_id: int
+
+    def to_json(self) -> dict[str, Any]:
+        """Exactly the keys of ``LEADERBOARD_KEYS``."""
+        return {key: getattr(self, key) for key in LEADERBOARD_KEYS}
+
+
+@dataclass(frozen=True, slots=True)
+class TokenInfo:
+    id: int
+    name: str
+    created_at: datetime
