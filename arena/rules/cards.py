@@ -24,7 +24,7 @@ SPADES_MASK = SUIT_MASKS[SPADES]
 
 
 def make_card(suit: int, rank: int) -> int:
-    """The card of ``suit`` (0–3) and ``rank`` (2–14)."""
+    """The card of ``suit`` (0-3) and ``rank`` (2-14)."""
     if suit not in SUITS or rank not in RANKS:
         raise ValueError(f"no such card: suit {suit!r}, rank {rank!r} (R-1.1)")
     return suit * 13 + rank - 2

@@ -23,13 +23,13 @@ class HandResult:
     double_nil: tuple[bool, bool]
     tricks_won: tuple[int, int]
     points: tuple[int, int]
-    """Points of the hand by R-5.1–R-5.4, before any sandbag penalty."""
+    """Points of the hand by R-5.1 to R-5.4, before any sandbag penalty."""
     bag_penalties: tuple[int, int]
     """Points lost to R-5.5 in this hand (0 or a negative multiple of 100)."""
     scores: tuple[int, int]
     """Match scores after this hand."""
     bags: tuple[int, int]
-    """Bag counts after this hand (0–9)."""
+    """Bag counts after this hand (0-9)."""
     tricks: tuple[TrickView, ...] = ()
     """The 13 tricks of the hand, in order."""
 

@@ -1,0 +1,1 @@
+"""Benchmarks of the arena: commands that print measured figures."""
