@@ -70,7 +70,9 @@ def main() -> int:
         extra = [
             str(p.relative_to(OUT_DIR))
             for p in OUT_DIR.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts and not (fresh / p.relative_to(OUT_DIR)).exists()
+            if p.is_file()
+            and "__pycache__" not in p.parts
+            and not (fresh / p.relative_to(OUT_DIR)).exists()
         ]
         if stale or extra:
             print("arena/_gen is out of date with proto/ (run `make proto`):", *stale, *extra,
