@@ -1,0 +1,501 @@
+"""Starting a bot from its manifest as a child process, and stopping it with all it started.
+
+A bot runs under a supervisor (``supervisor.py``) that leads a new session and process group,
+applies the limits and keeps every process the bot starts in its tree. The bot listens on a Unix
+domain socket in a private directory (mode 0700), so there is no TCP port to race for and no
+other user can connect to it. Its stdout and stderr go to a size-capped log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from pathlib import Path
+from types import TracebackType
+
+import grpc
+
+from arena.errors import ArenaError
+from arena.runtime import supervisor
+from arena.runtime.botlog import DEFAULT_LOG_LIMIT, CappedLog
+from arena.runtime.channel import SERVING, health_status, open_channel
+from arena.runtime.manifest import ADDRESS_ENV, NAME_ENV, BotLimits, BotManifest
+
+DEFAULT_GRACE_S = 2.0
+SOCKET_NAME = "bot.sock"
+_SUPERVISOR = Path(supervisor.__file__)
+_MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes
+# The environment a bot gets from the arena: enough to find programs and speak the locale, and
+# nothing else (the arena's own variables may hold secrets such as a database URL).
+_ENV_PASSED_ON = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ")
+_MB = 1 << 20
+
+_active_logs: set[Path] = set()
+_active_logs_lock = threading.Lock()
+
+
+class BotStartError(ArenaError):
+    """A bot could not be started, or did not become ready in time."""
+
+    def __init__(
+        self, message: str, *, name: str, returncode: int | None = None, log_tail: str = ""
+    ) -> None:
+        super().__init__(message)
+        self.name = name
+        self.returncode = returncode
+        self.log_tail = log_tail
+
+
+def describe_returncode(returncode: int) -> str:
+    """``exit code 3`` or ``signal SIGKILL``, from a ``Popen.returncode``."""
+    if returncode < 0:
+        try:
+            return f"signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit code {returncode}"
+
+
+def start_bot(
+    manifest: BotManifest,
+    *,
+    startup_timeout: float | None = None,
+    log_dir: str | os.PathLike[str] | None = None,
+    limits: BotLimits | None = None,
+    log_limit: int = DEFAULT_LOG_LIMIT,
+    python: str = sys.executable,
+) -> RunningBot:
+    """Start the bot and return once its gRPC health check answers SERVING.
+
+    ``limits`` replaces the manifest's limits, ``startup_timeout`` its startup timeout. The log
+    goes to ``<log_dir>/<name>.log``; without ``log_dir`` it lives in the bot's private directory
+    and goes away with :meth:`RunningBot.stop`. ``python`` fills the ``{python}`` placeholder.
+    Raises :class:`BotStartError` if the command is missing, the bot exits during startup, or it
+    is not ready within the timeout (it is then killed).
+    """
+    limits = manifest.limits if limits is None else limits
+    timeout = limits.startup_timeout_s if startup_timeout is None else startup_timeout
+    name = manifest.name
+    deadline = time.monotonic() + timeout
+
+    runtime_dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+    if len(str(runtime_dir / SOCKET_NAME)) > _MAX_SOCKET_PATH:
+        runtime_dir.rmdir()
+        runtime_dir = Path(tempfile.mkdtemp(prefix="arena-bot-", dir="/tmp"))
+    address = f"unix:{runtime_dir / SOCKET_NAME}"
+    env = _bot_environment(manifest, address, runtime_dir)
+    argv = manifest.argv(python=python, address=address)
+    log_path: Path | None = None
+    try:
+        program = _resolve_program(name, argv[0], manifest.directory, env["PATH"])
+        log_path = _claim_log_path(Path(log_dir) if log_dir is not None else runtime_dir, name)
+        out_r, out_w = os.pipe()
+        # The log reader runs before the bot does, so a failed start still drains and closes.
+        try:
+            log = CappedLog(out_r, log_path, limit=log_limit, name=name)
+        except BaseException:
+            os.close(out_r)
+            os.close(out_w)
+            raise
+        control_r, control_w = os.pipe()
+        status_r, status_w = os.pipe()
+        config = {
+            "program": program,
+            "argv": argv,
+            "limits": _rlimits(limits),
+            "control_fd": control_r,
+            "status_fd": status_w,
+            "runtime_dir": str(runtime_dir),
+        }
+        try:
+            popen = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(_SUPERVISOR), json.dumps(config)],
+                cwd=manifest.directory,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=out_w,
+                pass_fds=(control_r, status_w),
+                start_new_session=True,
+            )
+        except BaseException:
+            for fd in (out_w, control_r, control_w, status_r, status_w):
+                os.close(fd)
+            log.close()
+            raise
+        for fd in (out_w, control_r, status_w):
+            os.close(fd)
+    except BaseException as exc:
+        if log_path is not None:
+            _release_log_path(log_path)
+        shutil.rmtree(runtime_dir, ignore_errors=True)
+        if isinstance(exc, OSError):  # a missing bot directory, an unwritable log directory…
+            raise BotStartError(f"bot '{name}': cannot start: {exc}", name=name) from exc
+        raise
+    process = _BotProcess(
+        name=name,
+        popen=popen,
+        control_fd=control_w,
+        log=log,
+        runtime_dir=runtime_dir,
+        target=address,
+    )
+    try:
+        process.bot_pid = _await_exec(process, status_r, deadline)
+        _await_serving(process, deadline, timeout)
+    except BaseException:
+        process.stop(grace=0.0)
+        raise
+    finally:
+        os.close(status_r)
+    return RunningBot(manifest, process, log_kept=log_dir is not None)
+
+
+class RunningBot:
+    """A bot process started by :func:`start_bot`. Stop it (or use it as a context manager);
+    if it is dropped or the interpreter exits, it is stopped all the same."""
+
+    def __init__(self, manifest: BotManifest, process: _BotProcess, *, log_kept: bool) -> None:
+        self.manifest = manifest
+        self._process = process
+        self._log_kept = log_kept
+        self._finalizer = weakref.finalize(self, process.stop, DEFAULT_GRACE_S)
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    @property
+    def target(self) -> str:
+        """The gRPC target of the bot, ``unix:/…/bot.sock``."""
+        return self._process.target
+
+    @property
+    def channel(self) -> grpc.Channel:
+        """The one channel to the bot; many matches share it."""
+        return self._process.channel
+
+    @property
+    def pid(self) -> int:
+        """The pid of the bot's main process (the manifest's command)."""
+        assert self._process.bot_pid is not None
+        return self._process.bot_pid
+
+    @property
+    def pgid(self) -> int:
+        """The bot's process group, led by its supervisor."""
+        return self._process.popen.pid
+
+    @property
+    def supervisor_pid(self) -> int:
+        return self._process.popen.pid
+
+    @property
+    def log_path(self) -> Path:
+        """The log file; it outlives :meth:`stop` only when ``start_bot`` was given a log_dir."""
+        return self._process.log.path
+
+    @property
+    def log_bytes(self) -> int:
+        """Bytes of output the bot wrote, including those past the log limit."""
+        return self._process.log.total_bytes
+
+    @property
+    def log_dropped_bytes(self) -> int:
+        return self._process.log.dropped_bytes
+
+    def log_tail(self, lines: int = 10) -> str:
+        """The last lines of the bot's output, kept in memory even past the log limit."""
+        return self._process.log.tail(lines)
+
+    @property
+    def returncode(self) -> int | None:
+        """The bot's exit code, or minus the signal that killed it; None while it runs."""
+        return self._process.popen.poll()
+
+    def alive(self) -> bool:
+        """Whether the bot's main process is still running."""
+        return self._process.popen.poll() is None
+
+    def serving(self, timeout: float = 1.0) -> bool:
+        """Whether the bot answers its health check with SERVING within ``timeout``."""
+        return self.alive() and health_status(self.channel, timeout) == SERVING
+
+    def stop(self, grace: float = DEFAULT_GRACE_S) -> None:
+        """SIGTERM the bot and all it started, SIGKILL what is left after ``grace`` seconds,
+        close the channel and remove the private directory. Idempotent."""
+        self._process.stop(grace)
+        self._finalizer.detach()
+
+    def __enter__(self) -> RunningBot:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        state = "running" if self.alive() else "stopped"
+        return f"<RunningBot {self.name!r} pid={self._process.bot_pid} {state}>"
+
+
+class _BotProcess:
+    """What stopping a bot needs, apart from the RunningBot, so that its finalizer can run it."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        popen: subprocess.Popen[bytes],
+        control_fd: int,
+        log: CappedLog,
+        runtime_dir: Path,
+        target: str,
+    ) -> None:
+        self.name = name
+        self.popen = popen
+        self.control_fd: int | None = control_fd
+        self.log = log
+        self.runtime_dir = runtime_dir
+        self.target = target
+        self.channel = open_channel(target)
+        self.bot_pid: int | None = None
+        self._lock = threading.Lock()
+        self._stopped = False
+
+    def stop(self, grace: float) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            try:
+                if self.popen.poll() is None:
+                    self._terminate()
+                    try:
+                        self.popen.wait(grace)
+                    except subprocess.TimeoutExpired:
+                        self._kill()
+                self._sweep_group()
+            finally:
+                self.channel.close()
+                if self.control_fd is not None:
+                    os.close(self.control_fd)
+                    self.control_fd = None
+                self.log.close()
+                _release_log_path(self.log.path)
+                shutil.rmtree(self.runtime_dir, ignore_errors=True)
+
+    def _terminate(self) -> None:
+        """SIGTERM the process group, and every descendant that left it."""
+        pgid = self.popen.pid
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGTERM)
+        table = supervisor.process_table()
+        escaped = [p for p in supervisor.descendants(pgid, table) if table[p][1] != pgid]
+        supervisor.signal_pids(escaped, signal.SIGTERM)
+
+    def _kill(self) -> None:
+        """SIGKILL everything below the supervisor, then the supervisor.
+
+        The supervisor goes last: while it lives, whatever the bot started stays in its tree.
+        Closing the control pipe asks the supervisor to do the same from inside.
+        """
+        if self.control_fd is not None:
+            os.close(self.control_fd)
+            self.control_fd = None
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            left = supervisor.descendants(self.popen.pid)
+            if not left:
+                break
+            supervisor.signal_pids(left, signal.SIGKILL)
+            time.sleep(0.005)
+        try:
+            self.popen.wait(2.0)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.popen.pid, signal.SIGKILL)
+            self.popen.wait()
+
+    def _sweep_group(self) -> None:
+        """Kill anything still in the bot's process group (nothing should be)."""
+        for _ in range(100):
+            left = supervisor.group_members(self.popen.pid)
+            if not left:
+                return
+            supervisor.signal_pids(left, signal.SIGKILL)
+            time.sleep(0.005)
+
+
+def _await_exec(process: _BotProcess, status_fd: int, deadline: float) -> int:
+    """Wait for the supervisor to report that the bot's command runs; the bot's pid."""
+    poller = select.poll()
+    poller.register(status_fd, select.POLLIN)
+    line = b""
+    while not line.endswith(b"\n"):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            _fail_not_ready(process, "its command did not start", deadline)
+        if not poller.poll(remaining * 1000):
+            continue
+        chunk = os.read(status_fd, 4096)
+        if not chunk:
+            _fail_exited(process)
+        line += chunk
+    event = json.loads(line.splitlines()[0])
+    if event["event"] == "exec_failed":
+        process.popen.wait()
+        raise BotStartError(
+            f"bot '{process.name}': cannot run its command: {event['error']}", name=process.name
+        )
+    return int(event["pid"])
+
+
+def _await_serving(process: _BotProcess, deadline: float, timeout: float) -> None:
+    """Poll the health check until SERVING; fail fast if the bot exits or lacks the service."""
+    socket_path = Path(process.target.removeprefix("unix:"))
+    pause = 0.01
+    last = "no answer"
+    while True:
+        if process.popen.poll() is not None:
+            _fail_exited(process)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            _fail_not_ready(process, f"last health check: {last}", deadline, timeout)
+        if socket_path.exists():
+            last = health_status(process.channel, min(0.5, remaining), wait_for_ready=True)
+            if last == SERVING:
+                return
+            if last == "UNIMPLEMENTED":
+                process.stop(grace=0.0)
+                raise BotStartError(
+                    f"bot '{process.name}' does not serve the gRPC health checking service "
+                    "(grpc.health.v1.Health), which the arena uses to know it is ready",
+                    name=process.name,
+                    log_tail=process.log.tail(),
+                )
+        else:
+            last = f"nothing listens on {socket_path} yet"
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(pause * 2, 0.1)
+
+
+def _fail_exited(process: _BotProcess) -> None:
+    returncode = process.popen.wait()
+    process.stop(grace=0.0)
+    tail = process.log.tail(5)
+    said = f"; its last output: {_one_line(tail)}" if tail else "; it printed nothing"
+    raise BotStartError(
+        f"bot '{process.name}' exited during startup with {describe_returncode(returncode)}{said}",
+        name=process.name,
+        returncode=returncode,
+        log_tail=tail,
+    )
+
+
+def _fail_not_ready(
+    process: _BotProcess, why: str, deadline: float, timeout: float | None = None
+) -> None:
+    process.stop(grace=0.0)
+    tail = process.log.tail(5)
+    said = f"; its last output: {_one_line(tail)}" if tail else ""
+    within = f" within {timeout:g} s" if timeout is not None else ""
+    raise BotStartError(
+        f"bot '{process.name}' was not ready{within} ({why}) and was killed{said}",
+        name=process.name,
+        returncode=process.popen.returncode,
+        log_tail=tail,
+    )
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    line = " | ".join(text.splitlines())
+    return line if len(line) <= limit else "…" + line[-limit:]
+
+
+def _resolve_program(name: str, program: str, directory: Path, path: str) -> str:
+    """The absolute path of the command's program, or a BotStartError saying what is wrong."""
+    if "/" in program:
+        # Not resolve(): a virtualenv's python is a symlink that must be run by its own path.
+        candidate = Path(os.path.normpath(directory / program))
+        if not candidate.exists():
+            raise BotStartError(
+                f"bot '{name}': command '{program}' not found (no {candidate})", name=name
+            )
+        if not os.access(candidate, os.X_OK) or candidate.is_dir():
+            raise BotStartError(
+                f"bot '{name}': command '{program}' is not executable ({candidate})", name=name
+            )
+        return str(candidate)
+    found = shutil.which(program, path=path)
+    if found is None:
+        raise BotStartError(
+            f"bot '{name}': command '{program}' not found (PATH is {path})", name=name
+        )
+    return found
+
+
+def _bot_environment(manifest: BotManifest, address: str, runtime_dir: Path) -> dict[str, str]:
+    env = {key: os.environ[key] for key in _ENV_PASSED_ON if key in os.environ}
+    env.update({key: value for key, value in os.environ.items() if key.startswith("LC_")})
+    env.setdefault("PATH", os.defpath)
+    env["TMPDIR"] = str(runtime_dir)
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(manifest.env)
+    env[ADDRESS_ENV] = address
+    env[NAME_ENV] = manifest.name
+    return env
+
+
+def _rlimits(limits: BotLimits) -> dict[str, list[int]]:
+    """The resource limits as ``RLIMIT_* name -> [soft, hard]`` for the supervisor."""
+    out: dict[str, list[int]] = {"RLIMIT_CORE": [0, 0]}
+    if limits.memory_mb is not None:
+        out["RLIMIT_DATA"] = [limits.memory_mb * _MB] * 2
+    if limits.address_space_mb is not None:
+        out["RLIMIT_AS"] = [limits.address_space_mb * _MB] * 2
+    if limits.cpu_seconds is not None:
+        # SIGXCPU at the soft limit; SIGKILL a second later for a bot that catches it.
+        soft = max(1, math.ceil(limits.cpu_seconds))
+        out["RLIMIT_CPU"] = [soft, soft + 1]
+    if limits.max_processes is not None:
+        out["RLIMIT_NPROC"] = [limits.max_processes] * 2
+    # A hard limit cannot be raised above the arena's own.
+    for name, (soft, hard) in out.items():
+        _, current_hard = resource.getrlimit(getattr(resource, name))
+        if current_hard != resource.RLIM_INFINITY:
+            out[name] = [min(soft, current_hard), min(hard, current_hard)]
+    return out
+
+
+def _claim_log_path(directory: Path, name: str) -> Path:
+    """``<name>.log``, or ``<name>-2.log``… if a running bot of this process already writes it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with _active_logs_lock:
+        for n in range(1, 10_000):
+            path = (directory / (f"{name}.log" if n == 1 else f"{name}-{n}.log")).resolve()
+            if path not in _active_logs:
+                _active_logs.add(path)
+                return path
+    raise BotStartError(f"bot '{name}': too many logs in {directory}", name=name)
+
+
+def _release_log_path(path: Path) -> None:
+    with _active_logs_lock:
+        _active_logs.discard(path)
