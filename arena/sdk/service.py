@@ -1,0 +1,193 @@
+"""The gRPC servicer that turns spades.v1 requests into calls of a :class:`Bot`.
+
+:class:`BotHandler` does the conversion without gRPC, so the same code answers real RPCs (through
+:class:`BotServicer`) and in-process matches (``arena.sdk.local``).
+"""
+
+from __future__ import annotations
+
+import logging
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+
+from arena import protocol
+from arena._gen.spades.v1 import bot_pb2 as pb
+from arena._gen.spades.v1 import bot_pb2_grpc
+from arena.rules.decisions import Action, Decision
+from arena.rules.errors import InvalidRuleSetError
+from arena.sdk.bot import Bot
+from arena.sdk.view import Clock, HandEnd, MatchEnd, MatchStart, View
+
+log = logging.getLogger("arena.sdk")
+
+
+class BotAnswerError(TypeError):
+    """A bot method returned a value of the wrong type (None from a forgotten ``return``…)."""
+
+
+def _clock(msg: pb.Clock) -> Clock:
+    return Clock(move_time_ms=msg.move_time_ms, time_bank_ms=msg.time_bank_ms)
+
+
+def view_of(decision: Decision, request: Any) -> View:
+    """The bot's view of a decision request."""
+    obs = protocol.observation_from_pb(request.info, decision)
+    extra: dict[str, Any] = {}
+    if decision is Decision.PLAY:
+        extra["legal_cards"] = protocol.cards_from_pb(request.legal_cards, "legal card")
+    elif decision is Decision.BID:
+        extra["legal_bids"] = tuple(request.legal_bids)
+    elif decision is Decision.EXCHANGE:
+        extra["max_cards"] = request.max_cards
+    return View(
+        match_id=request.match_id,
+        decision=decision,
+        seat=obs.seat,
+        rules=obs.rules,
+        hand_number=obs.hand_number,
+        first_drawer=obs.first_drawer,
+        hand=obs.hand,
+        looking_at=obs.looking_at,
+        own_discards=obs.own_discards,
+        stock_size=obs.stock_size,
+        seats=obs.seats,
+        tricks=obs.tricks,
+        spades_broken=obs.spades_broken,
+        clock=_clock(request.clock),
+        **extra,
+    )
+
+
+def _as_bool(value: object, method: str) -> bool:
+    if not isinstance(value, bool):
+        raise BotAnswerError(f"{method}() must return True or False, got {value!r}")
+    return value
+
+
+def _as_int(value: object, method: str, what: str) -> int:
+    if isinstance(value, bool):
+        raise BotAnswerError(f"{method}() must return {what}, got {value!r}")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise BotAnswerError(f"{method}() must return {what}, got {value!r}") from None
+
+
+def _as_card(value: object, method: str) -> int:
+    card = _as_int(value, method, "a card (an int 0..51)")
+    if not 0 <= card < 52:
+        raise BotAnswerError(f"{method}() must return a card (an int 0..51), got {card}")
+    return card
+
+
+def _as_cards(value: object, method: str) -> tuple[int, ...]:
+    if value is None or isinstance(value, (int, str, bytes)):
+        raise BotAnswerError(f"{method}() must return a collection of cards, got {value!r}")
+    try:
+        items = tuple(value)  # type: ignore[call-overload]
+    except TypeError:
+        raise BotAnswerError(
+            f"{method}() must return a collection of cards, got {value!r}"
+        ) from None
+    return tuple(_as_card(c, method) for c in items)
+
+
+class BotHandler:
+    """Answers protocol requests with a bot's methods; bot errors propagate as they are."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self._decide: dict[Decision, Callable[[View], Action]] = {
+            Decision.DOUBLE_NIL: lambda v: _as_bool(bot.decide_double_nil(v), "decide_double_nil"),
+            Decision.DRAW: lambda v: _as_bool(bot.draw(v), "draw"),
+            Decision.EXCHANGE: lambda v: _as_cards(bot.exchange(v), "exchange"),
+            Decision.BID: lambda v: _as_int(bot.bid(v), "bid", "an int 0..13"),
+            Decision.PLAY: lambda v: _as_card(bot.play(v), "play"),
+        }
+
+    def answer(self, decision: Decision, request: Message) -> Message:
+        action = self._decide[decision](view_of(decision, request))
+        return protocol.action_to_response(decision, action)
+
+    def start_match(self, request: pb.StartMatchRequest) -> pb.StartMatchResponse:
+        self.bot.start_match(
+            MatchStart(
+                match_id=request.match_id,
+                seat=request.seat,
+                rules=protocol.ruleset_from_pb(request.rules),
+                opponent=request.opponent,
+                clock=_clock(request.clock),
+            )
+        )
+        return pb.StartMatchResponse()
+
+    def end_hand(self, request: pb.EndHandRequest) -> pb.EndHandResponse:
+        result = protocol.hand_result_from_pb(request.result, request.tricks)
+        self.bot.end_hand(HandEnd(match_id=request.match_id, seat=request.seat, result=result))
+        return pb.EndHandResponse()
+
+    def end_match(self, request: pb.EndMatchRequest) -> pb.EndMatchResponse:
+        self.bot.end_match(
+            MatchEnd(
+                match_id=request.match_id,
+                seat=request.seat,
+                winner=request.winner if request.HasField("winner") else None,
+                scores=tuple(request.scores),
+                hands_played=request.hands_played,
+                termination=protocol.termination_from_pb(request.termination),
+                detail=request.detail,
+            )
+        )
+        return pb.EndMatchResponse()
+
+
+class BotServicer(bot_pb2_grpc.BotServiceServicer):
+    """The BotService of one bot. A bot error fails the RPC with INTERNAL and its message
+    (and is logged with its traceback on stderr), so the referee sees a fault, not a guess; a
+    request that cannot be converted fails with INVALID_ARGUMENT."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.handler = BotHandler(bot)
+
+    def _run(self, context: grpc.ServicerContext, call: Callable[[], Message]) -> Message:
+        try:
+            return call()
+        except (protocol.MalformedMessageError, InvalidRuleSetError) as exc:
+            log.error("bot %s got a malformed request: %s", self.handler.bot.name, exc)
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request: {exc}")
+            raise  # unreachable: abort raises
+        except Exception as exc:
+            log.exception("bot %s failed", self.handler.bot.name)
+            context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+            raise  # unreachable: abort raises
+
+    def _decide(self, decision: Decision, request: Message, context: grpc.ServicerContext) -> Any:
+        return self._run(context, lambda: self.handler.answer(decision, request))
+
+    def StartMatch(self, request: Any, context: grpc.ServicerContext) -> Any:
+        return self._run(context, lambda: self.handler.start_match(request))
+
+    def DecideDoubleNil(self, request: Any, context: grpc.ServicerContext) -> Any:
+        return self._decide(Decision.DOUBLE_NIL, request, context)
+
+    def Draw(self, request: Any, context: grpc.ServicerContext) -> Any:
+        return self._decide(Decision.DRAW, request, context)
+
+    def Exchange(self, request: Any, context: grpc.ServicerContext) -> Any:
+        return self._decide(Decision.EXCHANGE, request, context)
+
+    def Bid(self, request: Any, context: grpc.ServicerContext) -> Any:
+        return self._decide(Decision.BID, request, context)
+
+    def Play(self, request: Any, context: grpc.ServicerContext) -> Any:
+        return self._decide(Decision.PLAY, request, context)
+
+    def EndHand(self, request: Any, context: grpc.ServicerContext) -> Any:
+        return self._run(context, lambda: self.handler.end_hand(request))
+
+    def EndMatch(self, request: Any, context: grpc.ServicerContext) -> Any:
+        return self._run(context, lambda: self.handler.end_match(request))
