@@ -9,7 +9,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
+from arena.rules.cards import card_name, parse_card
 from arena.rules.decisions import Action, Decision
 from arena.rules.ruleset import RuleSet
 
@@ -139,3 +141,93 @@ def decode_decisions(data: bytes) -> tuple[DecisionRecord, ...]:
                 break
         out.append(DecisionRecord(seat, kind, action, elapsed, fault))
     return tuple(out)
+
+
+# -- JSON form -----------------------------------------------------------------------------
+# For ``arena match --json`` and for files a person can keep: readable actions ("As", "keep",
+# a list of cards for an exchange), and every field of the record, so the result can be read
+# back and replayed.
+
+
+def action_to_json(decision: Decision, action: Action) -> Any:
+    if decision is Decision.PLAY:
+        return card_name(action)  # type: ignore[arg-type]
+    if decision is Decision.EXCHANGE:
+        return [card_name(c) for c in action]  # type: ignore[union-attr]
+    if decision is Decision.DRAW:
+        return "keep" if action else "reject"
+    if decision is Decision.DOUBLE_NIL:
+        return "declare" if action else "decline"
+    return action
+
+
+def action_from_json(decision: Decision, value: Any) -> Action:
+    if decision is Decision.PLAY:
+        return parse_card(value)
+    if decision is Decision.EXCHANGE:
+        return tuple(parse_card(c) for c in value)
+    if decision is Decision.DRAW:
+        return {"keep": True, "reject": False}[value]
+    if decision is Decision.DOUBLE_NIL:
+        return {"declare": True, "decline": False}[value]
+    return int(value)
+
+
+def result_to_dict(result: MatchResult) -> dict[str, Any]:
+    """The result as JSON-ready data; ``result_from_dict`` reads it back unchanged."""
+    return {
+        "match_id": result.match_id,
+        "players": list(result.players),
+        "winner": result.winner,
+        "scores": list(result.scores),
+        "hands_played": result.hands_played,
+        "termination": result.termination.value,
+        "faults": list(result.faults),
+        "detail": result.detail,
+        "seed": result.seed,
+        "rules": result.rules.to_dict(),
+        "engine_version": result.engine_version,
+        "started_at": result.started_at.isoformat(),
+        "finished_at": result.finished_at.isoformat(),
+        "decisions": [
+            [d.seat, d.decision.value, action_to_json(d.decision, d.action), d.elapsed_us]
+            + ([d.fault.value] if d.fault is not None else [])
+            for d in result.decisions
+        ],
+    }
+
+
+def result_from_dict(data: dict[str, Any]) -> MatchResult:
+    """Read back ``result_to_dict``'s form; ValueError (or KeyError) when it is not one."""
+    decisions = []
+    for row in data["decisions"]:
+        seat, kind, action, elapsed = row[:4]
+        decision = Decision(kind)
+        decisions.append(
+            DecisionRecord(
+                int(seat),
+                decision,
+                action_from_json(decision, action),
+                int(elapsed),
+                FaultKind(row[4]) if len(row) > 4 else None,
+            )
+        )
+    p0, p1 = data["players"]
+    s0, s1 = data["scores"]
+    f0, f1 = data["faults"]
+    return MatchResult(
+        match_id=str(data["match_id"]),
+        seed=int(data["seed"]),
+        rules=RuleSet.from_dict(data["rules"]),
+        engine_version=str(data["engine_version"]),
+        players=(str(p0), str(p1)),
+        winner=None if data["winner"] is None else int(data["winner"]),
+        scores=(int(s0), int(s1)),
+        hands_played=int(data["hands_played"]),
+        termination=Termination(data["termination"]),
+        faults=(int(f0), int(f1)),
+        detail=str(data["detail"]),
+        decisions=tuple(decisions),
+        started_at=datetime.fromisoformat(data["started_at"]),
+        finished_at=datetime.fromisoformat(data["finished_at"]),
+    )

@@ -1,0 +1,211 @@
+"""``arena bench transport``: raw gRPC unary calls per second to bot processes on this machine.
+
+The baseline the referee is measured against (``arena bench referee``). The servers are the
+benchmarks' bot (``arena.bench.first_legal``), started through the runtime like any bot: its own
+process, the SDK's server, a Unix socket. The calls are the requests of a real match, serialized
+in advance and sent in order, each to its RPC and to the seat's bot, as a referee would send
+them, with the same deadline; the answer is parsed and nothing else is done. So the only thing
+this leaves out is the referee's own work, and the ratio of the two figures is what the referee
+costs on top of gRPC.
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+
+from arena.bench.first_legal import FirstLegal, manifest_dir
+from arena.protocol import RPCS, build_request
+from arena.referee.clock import ClockConfig, SeatClock
+from arena.rules import Decision, Match
+from arena.sdk.service import view_of
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One decision request of a recorded match, ready to send."""
+
+    seat: int
+    decision: Decision
+    data: bytes
+
+
+def match_calls(seed: int = 1, match_id: str = "bench-0123456789abcdef0123456789ab") -> list[Call]:
+    """The decision requests of a match between two ``FirstLegal`` bots, in order."""
+    bot = FirstLegal()
+    answer = {
+        Decision.DOUBLE_NIL: bot.decide_double_nil,
+        Decision.DRAW: bot.draw,
+        Decision.EXCHANGE: bot.exchange,
+        Decision.BID: bot.bid,
+        Decision.PLAY: bot.play,
+    }
+    clock = SeatClock(ClockConfig())
+    m = Match(seed)
+    calls = []
+    while not m.is_over:
+        seat, decision = m.to_act, m.decision
+        assert seat is not None and decision is not None
+        legal = m.legal_actions() if decision in (Decision.PLAY, Decision.BID) else ()
+        request = build_request(decision, match_id, m.observation(seat), legal, clock)
+        calls.append(Call(seat, decision, request.SerializeToString()))
+        action: Any = answer[decision](view_of(decision, request))
+        m.apply(tuple(sorted(action)) if decision is Decision.EXCHANGE else action)
+    return calls
+
+
+@contextmanager
+def bench_bots(count: int = 2) -> Iterator[list[Any]]:
+    """``count`` running benchmark bots, started through the runtime and stopped after."""
+    from arena.runtime import load_manifest, start_bot
+
+    with TemporaryDirectory(prefix="arena-bench-") as tmp:
+        bots: list[Any] = []
+        try:
+            for i in range(count):
+                bots.append(start_bot(load_manifest(manifest_dir(Path(tmp), f"first_legal_{i}"))))
+            yield bots
+        finally:
+            for bot in bots:
+                bot.stop()
+
+
+def process_cpu_s(pids: Sequence[int]) -> float:
+    """CPU time (user + system) used so far by the processes ``pids``, from /proc."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
+@contextmanager
+def cpu_meter(bots: Sequence[Any], into: dict[str, Any], count: Any) -> Iterator[None]:
+    """Record the CPU time per call of this process and of the bots' processes into ``into``.
+
+    Wall-clock rates move with whatever else runs on the machine; CPU time per call says where
+    the time goes (the arena's side or the bots') and is steadier."""
+    pids = [bot.pid for bot in bots if getattr(bot, "pid", None)]
+    own0, bots0 = time.process_time(), process_cpu_s(pids)
+    yield
+    own, served = time.process_time() - own0, process_cpu_s(pids) - bots0
+    n = max(1, count())
+    into["arena_cpu_us_per_call"] = round(own / n * 1e6, 1)
+    into["bots_cpu_us_per_call"] = round(served / n * 1e6, 1) if pids else None
+
+
+def _run_callers(
+    concurrency: int, seconds: float, work: Any
+) -> tuple[float, list[int], list[list[int]]]:
+    """Run ``work(i, deadline, counts, latencies)`` in ``concurrency`` threads at once."""
+    counts = [0] * concurrency
+    latencies: list[list[int]] = [[] for _ in range(concurrency)]
+    start = threading.Barrier(concurrency + 1)
+    deadline = [0.0]
+
+    def run(i: int) -> None:
+        start.wait()
+        work(i, deadline[0], counts, latencies[i])
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(concurrency)]
+    for t in threads:
+        t.start()
+    t0 = time.perf_counter()
+    deadline[0] = t0 + seconds
+    start.wait()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - t0, counts, latencies
+
+
+def measure_calls(
+    bots: Sequence[Any],
+    calls: Sequence[Call],
+    *,
+    concurrency: int,
+    seconds: float,
+    warm_up: bool = True,
+) -> dict[str, Any]:
+    """Calls per second of ``concurrency`` callers cycling through ``calls``."""
+    timeout = ClockConfig().move_time_ms / 1000
+    stubs = [
+        {
+            d: (bot.channel.unary_unary(rpc.path, _registered_method=True), rpc.response_type)
+            for d, rpc in RPCS.items()
+        }
+        for bot in bots
+    ]
+    plan = [(stubs[c.seat][c.decision], c.data) for c in calls]
+
+    def work(i: int, deadline: float, counts: list[int], latencies: list[int]) -> None:
+        n = 0
+        # Each caller starts at its own place in the match, as concurrent matches would.
+        at = (i * len(plan)) // max(1, concurrency)
+        clock = time.perf_counter
+        ns = time.perf_counter_ns
+        while clock() < deadline:
+            (stub, response_type), data = plan[at]
+            t0 = ns()
+            response_type.FromString(stub(data, timeout=timeout))
+            latencies.append(ns() - t0)
+            n += 1
+            at = at + 1 if at + 1 < len(plan) else 0
+        counts[i] = n
+
+    if warm_up:
+        _run_callers(concurrency, min(0.5, seconds), work)
+    cpu: dict[str, Any] = {}
+    box: list[Any] = []
+    with cpu_meter(bots, cpu, lambda: sum(box[0][1])):
+        box.append(_run_callers(concurrency, seconds, work))
+    elapsed, counts, latencies = box[0]
+    flat = sorted(x for lat in latencies for x in lat)
+    total = sum(counts)
+    return {
+        "calls_per_s": round(total / elapsed, 1),
+        "concurrency": concurrency,
+        "seconds": round(elapsed, 3),
+        "calls": total,
+        "servers": len(bots),
+        "mean_request_bytes": round(statistics.fmean(len(c.data) for c in calls), 1),
+        "latency_us": {
+            "mean": round(statistics.fmean(flat) / 1000, 1) if flat else None,
+            "p50": round(flat[len(flat) // 2] / 1000, 1) if flat else None,
+            "p99": round(flat[int(len(flat) * 0.99)] / 1000, 1) if flat else None,
+        },
+        **cpu,
+    }
+
+
+def measure(concurrency: int = 1, seconds: float = 5.0) -> dict[str, Any]:
+    """Start two benchmark bots, measure, stop them."""
+    calls = match_calls()
+    with bench_bots(2) as bots:
+        result = measure_calls(bots, calls, concurrency=concurrency, seconds=seconds)
+    return {"benchmark": "transport", **result}
+
+
+def describe(result: dict[str, Any]) -> str:
+    lat = result["latency_us"]
+    return (
+        f"transport: {result['calls_per_s']:.0f} calls/s with {result['concurrency']} concurrent "
+        f"caller(s) over {result['servers']} bot processes ({result['calls']} calls in "
+        f"{result['seconds']:.1f} s; latency mean {lat['mean']} us, p50 {lat['p50']} us, "
+        f"p99 {lat['p99']} us; requests {result['mean_request_bytes']:.0f} bytes on average)"
+        f"\n  CPU per call: {result['arena_cpu_us_per_call']} us in this process, "
+        f"{result['bots_cpu_us_per_call']} us in the bots"
+    )

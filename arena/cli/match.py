@@ -1,0 +1,236 @@
+"""``arena match BOT_A BOT_B``: play one match between two bots and print the result.
+
+A bot is a directory with a ``bot.toml`` or the name of a registered bot (``name`` or
+``name@version``). Both are started through the runtime, play one match through the referee, and
+are stopped; the match is recorded in the database (bot directories are registered first, as
+``arena bot submit`` does) unless ``--no-record``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from arena.errors import ArenaError
+from arena.referee import (
+    ClockConfig,
+    FaultPolicy,
+    MatchResult,
+    play_match,
+    result_to_dict,
+    unplayed_result,
+)
+from arena.referee.replay import summary_text
+from arena.rules.ruleset import RuleSet
+
+
+class BotSpec:
+    """One side of the match: where its files are, and its registered version once known."""
+
+    def __init__(self, ref: str, directory: Path | None, version: Any = None) -> None:
+        self.ref = ref
+        self.directory = directory
+        self.version = version
+
+    @property
+    def label(self) -> str:
+        """``name@version`` as the record shows it (the manifest's, when not registered)."""
+        if self.version is not None:
+            return f"{self.version.name}@{self.version.version_label}"
+        from arena.runtime import load_manifest
+
+        assert self.directory is not None
+        manifest = load_manifest(self.directory)
+        return f"{manifest.name}@{manifest.version}" if manifest.version else manifest.name
+
+
+def _is_bot_dir(ref: str) -> bool:
+    return (Path(ref) / "bot.toml").is_file()
+
+
+def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
+    """A bot directory (registered into ``store`` when there is one) or a registered name."""
+    if _is_bot_dir(ref):
+        directory = Path(ref).resolve()
+        if store is None:
+            return BotSpec(ref, directory)
+        from arena.service.archive import ArchiveLimits, pack_directory
+        from arena.service.submission import BotSubmissions
+
+        assert data_dir is not None
+        submitted = BotSubmissions(store, data_dir, ArchiveLimits()).submit(
+            pack_directory(directory), owner_only=False
+        )
+        # Run the directory that was named: the stored copy has the same content.
+        return BotSpec(ref, directory, submitted.version)
+    if Path(ref).exists():
+        raise ArenaError(f"{ref}: not a bot directory (it has no bot.toml)")
+    if store is None:
+        raise ArenaError(
+            f"{ref!r} is not a bot directory, and a registered name needs the database "
+            "(drop --no-record)"
+        )
+    version = store.get_bot_version(ref)
+    return BotSpec(ref, Path(version.source), version)
+
+
+def _start(spec: BotSpec, stack: ExitStack, startup_timeout: float | None) -> Any:
+    from arena.runtime import load_manifest, start_bot
+
+    assert spec.directory is not None
+    manifest = load_manifest(spec.directory)
+    kwargs = {} if startup_timeout is None else {"startup_timeout": startup_timeout}
+    return stack.enter_context(start_bot(manifest, **kwargs))
+
+
+class _Named:
+    """A running bot under the name the record should show (``name@version``)."""
+
+    def __init__(self, bot: Any, name: str) -> None:
+        self._bot = bot
+        self.name = name
+        self.channel = bot.channel
+
+    def alive(self) -> bool:
+        return bool(self._bot.alive())
+
+
+def play(
+    refs: tuple[str, str],
+    *,
+    seed: int,
+    rules: RuleSet,
+    clock: ClockConfig,
+    policy: FaultPolicy,
+    db: str | None,
+    record: bool,
+    startup_timeout: float | None = None,
+) -> tuple[MatchResult, Any]:
+    """Resolve, start, play, stop, record; the result and the store's record (or None)."""
+    with ExitStack() as stack:
+        store = None
+        data_dir = None
+        if record:
+            from arena.service.submission import default_data_dir
+            from arena.store import Store
+
+            store = stack.enter_context(Store.open(db))
+            data_dir = default_data_dir(db)
+        specs = (_resolve(refs[0], store, data_dir), _resolve(refs[1], store, data_dir))
+        names = (specs[0].label, specs[1].label)
+        running: list[Any] = []
+        failures: list[str] = []
+        with ExitStack() as bots:
+            for seat, spec in enumerate(specs):
+                try:
+                    running.append(_Named(_start(spec, bots, startup_timeout), names[seat]))
+                except ArenaError as exc:
+                    running.append(None)
+                    failures.append(f"seat {seat} ({names[seat]}): did not start: {exc}")
+            if failures:
+                forfeit = (
+                    None if len(failures) == 2 else (0 if running[0] is None else 1)
+                )
+                result = unplayed_result(
+                    names, seed=seed, forfeit_seat=forfeit, detail="; ".join(failures),
+                    rules=rules,
+                )
+            else:
+                result = play_match(
+                    (running[0], running[1]), seed=seed, rules=rules, clock=clock, policy=policy
+                )
+        recorded = None
+        if store is not None:
+            recorded = store.record_match(
+                result, seat_versions=(specs[0].version.id, specs[1].version.id)
+            )
+        return result, recorded
+
+
+def match(
+    bot_a: Annotated[str, typer.Argument(help="Seat 0: a bot directory or a registered name.")],
+    bot_b: Annotated[str, typer.Argument(help="Seat 1: a bot directory or a registered name.")],
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="The deal seed (default: a random one).")
+    ] = None,
+    move_timeout: Annotated[
+        int, typer.Option("--move-timeout", help="Per-decision limit in milliseconds.")
+    ] = 1000,
+    time_bank: Annotated[
+        int,
+        typer.Option(
+            "--time-bank", help="Per-match reserve in milliseconds for decisions over the limit."
+        ),
+    ] = 0,
+    policy: Annotated[
+        str,
+        typer.Option(
+            "--policy",
+            help="On a fault: 'forfeit' at once, or 'substitute' a random legal action "
+            "(forfeit after --max-faults).",
+        ),
+    ] = "forfeit",
+    max_faults: Annotated[
+        int, typer.Option("--max-faults", help="Faults that forfeit under 'substitute'.")
+    ] = 3,
+    target_score: Annotated[
+        int, typer.Option("--target-score", help="The score that ends the match (R-1.2).")
+    ] = RuleSet().target_score,
+    max_hands: Annotated[
+        int, typer.Option("--max-hands", help="The hand limit (R-6.3).")
+    ] = RuleSet().max_hands,
+    startup_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--startup-timeout",
+            help="Seconds a bot may take to start (default: the runtime's).",
+            show_default=False,
+        ),
+    ] = None,
+    record: Annotated[
+        bool,
+        typer.Option("--record/--no-record", help="Record the match in the database."),
+    ] = True,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Play one match between BOT_A (seat 0) and BOT_B (seat 1) and print the result."""
+    if policy not in ("forfeit", "substitute"):
+        raise typer.BadParameter("use 'forfeit' or 'substitute'", param_hint="--policy")
+    result, recorded = play(
+        (bot_a, bot_b),
+        seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
+        rules=RuleSet(target_score=target_score, max_hands=max_hands),
+        clock=ClockConfig(move_time_ms=move_timeout, time_bank_ms=time_bank),
+        policy=FaultPolicy(policy, max_faults=max_faults),  # type: ignore[arg-type]
+        db=db,
+        record=record,
+        startup_timeout=startup_timeout,
+    )
+    if as_json:
+        data = result_to_dict(result)
+        data["recorded"] = (
+            None
+            if recorded is None
+            else {"sequence": recorded.sequence, "rated": recorded.rated}
+        )
+        typer.echo(json.dumps(data))
+        return
+    typer.echo(summary_text(result))
+    if recorded is not None:
+        rated = "rated" if recorded.rated else "not rated"
+        typer.echo(
+            f"Recorded as match {result.match_id} ({rated}): arena replay {result.match_id}"
+        )

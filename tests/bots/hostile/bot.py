@@ -1,0 +1,254 @@
+"""A bot that misbehaves on purpose, to test the referee's clocks and fault handling.
+
+It is written on raw gRPC (not the SDK, which would refuse to send most of these answers) and
+plays the first legal option until its misbehaviour is due. The misbehaviour is the first
+argument or $HOSTILE_MODE (the ``tests/bots/hostile_*`` manifests set it); $HOSTILE_AFTER
+(default 5) is how many decisions it answers well first, $HOSTILE_FRACTION the share of the
+limit that ``slow`` uses, $HOSTILE_TIMES (default: no limit) how many decisions it misbehaves
+on. It listens on $ARENA_BOT_ADDRESS, as the runtime sets it.
+
+Modes:
+  sleep           sleep far past the deadline
+  slow            answer after HOSTILE_FRACTION (0.7) of the move limit, every decision or
+                  every HOSTILE_SLOW_EVERY-th
+  illegal         play a card of its hand that does not follow suit when it must (R-4.3)
+  not_in_hand     play a card that is not in its hand (R-4)
+  out_of_range    play a card with the raw suit value 15
+  unspecified     play a card with no suit (SUIT_UNSPECIFIED)
+  missing         answer Play with no card at all
+  garbage         answer with bytes that are not a protobuf message
+  lead_spade      lead a spade before spades are broken while holding another suit (R-4.5)
+  bid14, bid_neg  bid 14 or -1 (R-3.1)
+  exchange4       declare Double Nil, then exchange four cards (R-3.4)
+  error           fail a decision with status INTERNAL
+  error_start     fail StartMatch with status PERMISSION_DENIED
+  sleep_start     sleep past the deadline on StartMatch
+  crash           exit the process in the middle of a decision
+  close           stop the gRPC server (the process lives on)
+  flood           write megabytes to stderr on every decision, and play well
+  fork_exit       start children that ignore SIGTERM and hold the connection, then exit
+  good            play well (a control)
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent import futures
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from arena import protocol
+from arena._gen.spades.v1 import bot_pb2 as pb
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HOSTILE_MODE", "good")
+AFTER = int(os.environ.get("HOSTILE_AFTER", "5"))
+FRACTION = float(os.environ.get("HOSTILE_FRACTION", "0.7"))
+SLOW_EVERY = int(os.environ.get("HOSTILE_SLOW_EVERY", "1"))
+TIMES = int(os.environ.get("HOSTILE_TIMES", "0")) or None
+
+_lock = threading.Lock()
+_decisions = 0
+_asked = 0
+_misbehaved = 0
+_server: Any = None
+
+
+def _due() -> bool:
+    """Count a decision; True once the misbehaviour is due (at most HOSTILE_TIMES times)."""
+    global _decisions, _misbehaved
+    with _lock:
+        _decisions += 1
+        if _decisions <= AFTER or (TIMES is not None and _misbehaved >= TIMES):
+            return False
+        _misbehaved += 1
+        return True
+
+
+def _card(c: int) -> pb.Card:
+    return pb.Card(suit=c // 13 + 1, rank=c % 13 + 2)
+
+
+def _cards(msgs: Any) -> list[int]:
+    return [protocol.card_from_pb(m) for m in msgs]
+
+
+def _misbehave(context: grpc.ServicerContext, request: Any) -> bytes | None:
+    """The misbehaviours that fit any decision; None when there is none to do now."""
+    if MODE == "sleep":
+        time.sleep(30)
+    elif MODE == "error":
+        context.abort(grpc.StatusCode.INTERNAL, "hostile bot: a deliberate error")
+    elif MODE == "crash":
+        os._exit(3)
+    elif MODE == "garbage":
+        return b"\xff\xff\xff\xff"
+    elif MODE == "fork_exit":
+        for _ in range(2):
+            if os.fork() == 0:
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                while True:
+                    time.sleep(60)
+        os._exit(4)
+    elif MODE == "close":
+        # Answer this one, then stop serving: the next call finds nobody at the address.
+        threading.Thread(target=lambda: (time.sleep(0.05), _server.stop(0)), daemon=True).start()
+    return None
+
+
+def _slow(request: Any) -> None:
+    global _asked
+    if MODE == "slow":
+        with _lock:
+            _asked += 1
+            due = _asked % SLOW_EVERY == 0
+        if due:
+            time.sleep(request.clock.move_time_ms * FRACTION / 1000)
+    elif MODE == "flood":
+        sys.stderr.write("x" * 1_000_000 + "\n")
+        sys.stderr.flush()
+
+
+def double_nil(request: pb.DecideDoubleNilRequest, context: grpc.ServicerContext) -> Any:
+    _slow(request)
+    if MODE == "exchange4":
+        return pb.DecideDoubleNilResponse(choice=pb.DOUBLE_NIL_CHOICE_DECLARE)
+    if _due() and (bad := _misbehave(context, request)) is not None:
+        return bad
+    return pb.DecideDoubleNilResponse(choice=pb.DOUBLE_NIL_CHOICE_DECLINE)
+
+
+def draw(request: pb.DrawRequest, context: grpc.ServicerContext) -> Any:
+    _slow(request)
+    if _due() and (bad := _misbehave(context, request)) is not None:
+        return bad
+    card = protocol.card_from_pb(request.info.looking_at)
+    # Keep spades and low cards: a hand with spades and other suits makes R-4.5 testable.
+    keep = card // 13 == 3 or card % 13 < 6
+    return pb.DrawResponse(choice=pb.DRAW_CHOICE_KEEP if keep else pb.DRAW_CHOICE_REJECT)
+
+
+def exchange(request: pb.ExchangeRequest, context: grpc.ServicerContext) -> Any:
+    _slow(request)
+    if MODE == "exchange4":
+        return pb.ExchangeResponse(cards=list(request.info.hand)[:4])
+    if _due() and (bad := _misbehave(context, request)) is not None:
+        return bad
+    return pb.ExchangeResponse()
+
+
+def bid(request: pb.BidRequest, context: grpc.ServicerContext) -> Any:
+    _slow(request)
+    if MODE == "bid14":
+        return pb.BidResponse(tricks=14)
+    if MODE == "bid_neg":
+        return pb.BidResponse(tricks=-1)
+    if _due() and (bad := _misbehave(context, request)) is not None:
+        return bad
+    return pb.BidResponse(tricks=request.legal_bids[len(request.legal_bids) // 4])
+
+
+def play(request: pb.PlayRequest, context: grpc.ServicerContext) -> Any:
+    _slow(request)
+    legal = _cards(request.legal_cards)
+    hand = _cards(request.info.hand)
+    if _due():
+        bad = _misbehave(context, request)
+        if bad is not None:
+            return bad
+        wrong = _wrong_card(request, legal, hand)
+        if wrong is not None:
+            return pb.PlayResponse(card=wrong) if isinstance(wrong, pb.Card) else wrong
+    return pb.PlayResponse(card=request.legal_cards[0])
+
+
+def _wrong_card(request: pb.PlayRequest, legal: list[int], hand: list[int]) -> Any:
+    """The bad card of the card-playing modes, or None while no chance has come up."""
+    tricks = request.info.tricks
+    leading = not tricks or tricks[-1].HasField("winner")
+    if MODE == "illegal":
+        # Answer a lead with another suit while holding the suit led.
+        off = [c for c in hand if c not in legal]
+        return _card(off[0]) if off and not leading else None
+    if MODE == "not_in_hand":
+        seen = set(hand)
+        for trick in request.info.tricks:
+            seen.update(_cards(trick.cards))
+        return _card(next(c for c in range(52) if c not in seen))
+    if MODE == "out_of_range":
+        return pb.Card(suit=15, rank=5)  # type: ignore[arg-type]
+    if MODE == "unspecified":
+        return pb.Card(rank=pb.RANK_FIVE)
+    if MODE == "missing":
+        return pb.PlayResponse()
+    if MODE == "lead_spade":
+        spades = [c for c in hand if c // 13 == 3]
+        if leading and not request.info.spades_broken and spades and len(spades) < len(hand):
+            return _card(spades[0])
+    return None
+
+
+def start_match(request: pb.StartMatchRequest, context: grpc.ServicerContext) -> Any:
+    if MODE == "error_start":
+        context.abort(grpc.StatusCode.PERMISSION_DENIED, "hostile bot: not playing today")
+    if MODE == "sleep_start":
+        time.sleep(30)
+    return pb.StartMatchResponse()
+
+
+def notice(response: Any) -> Any:
+    def handler(request: Any, context: grpc.ServicerContext) -> Any:
+        return response
+
+    return handler
+
+
+def _serialize(message: Any) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def main() -> None:
+    global _server
+    address = os.environ["ARENA_BOT_ADDRESS"]
+    handlers = {
+        "StartMatch": (start_match, pb.StartMatchRequest),
+        "DecideDoubleNil": (double_nil, pb.DecideDoubleNilRequest),
+        "Draw": (draw, pb.DrawRequest),
+        "Exchange": (exchange, pb.ExchangeRequest),
+        "Bid": (bid, pb.BidRequest),
+        "Play": (play, pb.PlayRequest),
+        "EndHand": (notice(pb.EndHandResponse()), pb.EndHandRequest),
+        "EndMatch": (notice(pb.EndMatchResponse()), pb.EndMatchRequest),
+    }
+    service = grpc.method_handlers_generic_handler(
+        protocol.SERVICE_NAME,
+        {
+            name: grpc.unary_unary_rpc_method_handler(
+                fn, request_deserializer=req.FromString, response_serializer=_serialize
+            )
+            for name, (fn, req) in handlers.items()
+        },
+    )
+    _server = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
+    _server.add_generic_rpc_handlers((service,))
+    checker = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checker, _server)
+    _server.add_insecure_port(address)
+    _server.start()
+    for name in ("", protocol.SERVICE_NAME):
+        checker.set(name, health_pb2.HealthCheckResponse.SERVING)
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopping.set())
+    while not stopping.wait(0.5):
+        pass
+    _server.stop(0)
+    os._exit(0)  # not waiting for a handler that sleeps on purpose
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+"""The referee's parts that need no bot process: clock, policy, wire encoder, record, replay."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+
+import pytest
+
+from arena.protocol import RPCS, build_request
+from arena.referee import (
+    ClockConfig,
+    DecisionRecord,
+    FaultKind,
+    FaultPolicy,
+    MatchResult,
+    RefereeConfigError,
+    ReplayError,
+    Termination,
+    decode_decisions,
+    encode_decisions,
+    render_text,
+    replay,
+    replay_to_dict,
+    result_from_dict,
+    result_to_dict,
+    unplayed_result,
+    verify,
+)
+from arena.referee.clock import SeatClock
+from arena.referee.wire import RequestEncoder
+from arena.rules import ENGINE_VERSION, Decision, Match, RuleSet
+
+# -- clock -----------------------------------------------------------------------------------
+
+
+def test_clock_without_bank_times_out_past_the_move_limit() -> None:
+    clock = SeatClock(ClockConfig(move_time_ms=300))
+    assert clock.limit_ns == 300_000_000
+    assert clock.charge(299_999_999)
+    assert clock.charge(300_000_000)
+    assert not clock.charge(300_000_001)
+
+
+def test_clock_takes_overruns_from_the_bank_chess_style() -> None:
+    clock = SeatClock(ClockConfig(move_time_ms=100, time_bank_ms=1000))
+    assert clock.limit_ns == 1_100_000_000
+    assert clock.charge(50_000_000)  # within the move limit: the bank is untouched
+    assert clock.time_bank_ms == 1000
+    assert clock.charge(400_500_000)  # 300.5 ms over
+    assert clock.bank_ns == 699_500_000
+    assert clock.time_bank_ms == 699  # told rounded down, never more than it has
+    assert clock.limit_ns == 799_500_000
+    assert not clock.charge(800_000_000)  # over move + bank: a timeout, the bank is spent
+    assert clock.bank_ns == 0 and clock.time_bank_ms == 0
+    assert clock.limit_ns == 100_000_000
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"move_time_ms": 0}, "move time"),
+        ({"move_time_ms": -5}, "move time"),
+        ({"time_bank_ms": -1}, "time bank"),
+        ({"move_time_ms": 2**31}, "move time"),
+    ],
+)
+def test_clock_config_rejects_unplayable_values(kwargs: dict[str, int], message: str) -> None:
+    with pytest.raises(RefereeConfigError, match=message):
+        ClockConfig(**kwargs)
+
+
+def test_fault_policy() -> None:
+    assert FaultPolicy().forfeits(1)
+    sub = FaultPolicy("substitute", max_faults=3)
+    assert [sub.forfeits(n) for n in (1, 2, 3)] == [False, False, True]
+    with pytest.raises(RefereeConfigError, match="unknown fault policy"):
+        FaultPolicy("forgive")  # type: ignore[arg-type]
+    with pytest.raises(RefereeConfigError, match="max_faults"):
+        FaultPolicy("substitute", max_faults=0)
+
+
+def test_fault_kinds_map_to_forfeit_terminations() -> None:
+    assert FaultKind.TIMEOUT.termination is Termination.FORFEIT_TIMEOUT
+    assert FaultKind.CRASH.termination is Termination.FORFEIT_CRASH
+    assert all(k.termination.is_forfeit for k in FaultKind)
+    assert not Termination.TARGET_REACHED.is_forfeit
+
+
+# -- the wire encoder ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_wire_encoder_equals_the_protocol_reference(seed: int) -> None:
+    """Every request of whole matches parses to the message ``build_request`` makes."""
+    rules = RuleSet(
+        draw_decision_public=seed % 2 == 0,
+        target_score=150 + 50 * seed,
+        nil_tricks_count_as_bags=seed == 3,
+        double_nil_allowed=seed != 5,
+    )
+    rng = random.Random(seed)
+    m = Match(seed, rules)
+    match_id = f"match-{seed}-ü"
+    encoder = RequestEncoder(match_id, rules)
+    clock = SeatClock(ClockConfig(move_time_ms=[1, 250, 1000, 90_000][seed % 4], time_bank_ms=3000))
+    seen = set()
+    while not m.is_over:
+        decision, seat = m.decision, m.to_act
+        assert decision is not None and seat is not None
+        obs = m.observation(seat)
+        legal = m.legal_actions() if decision in (Decision.PLAY, Decision.BID) else ()
+        if rng.random() < 0.05:
+            clock.charge(clock.move_ns + rng.randrange(100_000_000))
+        expected = build_request(decision, match_id, obs, legal, clock)
+        got = RPCS[decision].request_type.FromString(encoder.encode(decision, obs, legal, clock))
+        assert got == expected, decision
+        seen.add(decision)
+        m.apply(m.random_action(rng))
+    assert {Decision.DRAW, Decision.BID, Decision.PLAY} <= seen
+
+
+def test_wire_encoder_negative_scores() -> None:
+    """Negative int32 scores take ten bytes on the wire; parse them back."""
+    rng = random.Random(1)
+    m = Match(11, RuleSet(target_score=100000, max_hands=6))
+    encoder = RequestEncoder("m", m.rules)
+    clock = SeatClock(ClockConfig())
+    negative = False
+    while not m.is_over:
+        d, s = m.decision, m.to_act
+        assert d is not None and s is not None
+        if d is Decision.BID:
+            m.apply(13)  # always set: scores go negative
+            continue
+        obs = m.observation(s)
+        legal = m.legal_actions() if d is Decision.PLAY else ()
+        msg = RPCS[d].request_type.FromString(encoder.encode(d, obs, legal, clock))
+        assert msg == build_request(d, "m", obs, legal, clock)
+        negative = negative or any(seat.score < 0 for seat in msg.info.seats)  # type: ignore[attr-defined]
+        m.apply(m.random_action(rng))
+    assert negative
+
+
+# -- records ---------------------------------------------------------------------------------
+
+
+def _random_match(seed: int, rules: RuleSet = RuleSet(), faults: bool = False) -> MatchResult:  # noqa: B008
+    """A result as the referee would record it, played by random choices in-process."""
+    from datetime import UTC, datetime
+
+    rng = random.Random(seed)
+    m = Match(seed, rules)
+    decisions = []
+    while not m.is_over:
+        seat, decision = m.to_act, m.decision
+        assert seat is not None and decision is not None
+        action = m.random_action(rng)
+        fault = FaultKind.TIMEOUT if faults and rng.random() < 0.01 else None
+        m.apply(action)
+        decisions.append(DecisionRecord(seat, decision, action, rng.randrange(10**7), fault))
+    outcome = m.outcome
+    assert outcome is not None
+    now = datetime.now(UTC)
+    return MatchResult(
+        match_id=f"r{seed}",
+        seed=seed,
+        rules=rules,
+        engine_version=ENGINE_VERSION,
+        players=("alpha", "beta"),
+        winner=outcome.winner,
+        scores=outcome.scores,
+        hands_played=outcome.hands_played,
+        termination=Termination(outcome.termination.value),
+        faults=(
+            sum(1 for d in decisions if d.seat == 0 and d.fault),
+            sum(1 for d in decisions if d.seat == 1 and d.fault),
+        ),
+        detail="",
+        decisions=tuple(decisions),
+        started_at=now,
+        finished_at=now,
+    )
+
+
+def test_result_json_round_trip() -> None:
+    result = _random_match(5, RuleSet(target_score=300), faults=True)
+    assert any(d.fault for d in result.decisions)
+    data = json.loads(json.dumps(result_to_dict(result)))
+    assert data["termination"] == result.termination.value
+    assert result_from_dict(data) == result
+
+
+def test_compact_decisions_round_trip() -> None:
+    result = _random_match(8, faults=True)
+    assert decode_decisions(encode_decisions(result.decisions)) == result.decisions
+
+
+def test_replay_rebuilds_scores_and_hands() -> None:
+    for seed in range(4):
+        result = _random_match(seed, RuleSet(target_score=250))
+        m = verify(result)
+        assert m.scores == result.scores
+        assert len(m.hand_results) == result.hands_played
+        assert replay((result.seed, result.rules, result.decisions)).scores == result.scores
+
+
+def test_replay_catches_a_tampered_record() -> None:
+    result = _random_match(3, RuleSet(target_score=250))
+    with pytest.raises(ReplayError, match="scores"):
+        verify(replace(result, scores=(result.scores[0] + 1, result.scores[1])))
+    with pytest.raises(ReplayError, match=r"decision \d+"):
+        replay((result.seed + 1, result.rules, result.decisions))
+    with pytest.raises(ReplayError, match="engine"):
+        verify(replace(result, engine_version="0.0-other"))
+    plays = [i for i, d in enumerate(result.decisions) if d.decision is Decision.PLAY]
+    i = plays[5]
+    bad = list(result.decisions)
+    bad[i] = replace(bad[i], action=(bad[i].action + 1) % 52)  # type: ignore[operator]
+    with pytest.raises(ReplayError, match=f"decision {i + 1}"):
+        replay((result.seed, result.rules, bad))
+
+
+def test_render_text_tells_hands_and_tricks() -> None:
+    result = _random_match(2, RuleSet(target_score=200))
+    text = render_text(result)
+    m = replay(result)
+    first = m.hand_results[0]
+    assert "Hand 1 (first drawer: alpha)" in text
+    assert f"-> score {first.scores[0]}" in text
+    assert "Bids: " in text
+    assert text.count("\n   1. ") == result.hands_played
+    assert text.count("\n  13. ") == result.hands_played
+    assert f"Result: seat {result.winner}" in text
+    data = replay_to_dict(result)
+    assert len(data["hands"]) == result.hands_played
+    assert all(len(h["tricks"]) == 13 for h in data["hands"])
+    assert data["hands"][-1]["result"]["scores"] == list(result.scores)
+    json.dumps(data)
+
+
+def test_unplayed_result() -> None:
+    r = unplayed_result(("a", "b"), seed=3, forfeit_seat=1, detail="seat 1 (b): did not start")
+    assert r.winner == 0 and r.termination is Termination.FORFEIT_NO_START
+    assert r.faults == (0, 1) and r.decisions == ()
+    assert "seat 0 (a) wins by forfeit (no start)" in render_text(r)
+    r = unplayed_result(("a", "b"), seed=3, forfeit_seat=None, detail="neither started")
+    assert r.winner is None and r.termination is Termination.FORFEIT_NO_START
+    assert r.faults == (1, 1)
+    assert "neither bot could be started" in render_text(r)
