@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from google.protobuf.message import Message
 
 from arena._gen.spades.v1 import bot_pb2 as pb
+from arena.rules.cards import card_name
 from arena.rules.decisions import Action, Decision
 from arena.rules.observation import Observation, SeatView, TrickView
 from arena.rules.outcome import HandResult
@@ -123,13 +124,9 @@ def cards_from_pb(field: Iterable[pb.Card], what: str) -> tuple[int, ...]:
 
 
 def ruleset_to_pb(rules: RuleSet) -> pb.RuleSet:
-    return pb.RuleSet(
-        target_score=rules.target_score,
-        max_hands=rules.max_hands,
-        draw_decision_public=rules.draw_decision_public,
-        double_nil_allowed=rules.double_nil_allowed,
-        nil_tricks_count_as_bags=rules.nil_tricks_count_as_bags,
-    )
+    msg = pb.RuleSet()
+    _fill_ruleset(msg, rules)
+    return msg
 
 
 def _fill_ruleset(msg: pb.RuleSet, rules: RuleSet) -> None:
@@ -199,8 +196,11 @@ def trick_from_pb(msg: pb.Trick) -> TrickView:
 
 _TRICKS_OF: dict[bytes, TrickView] = {}
 """Decoded tricks by their wire bytes, for the bot side: the same few thousand tricks come in
-request after request. Only tricks of seats 0 and 1 with at most two cards are kept, so the
-cache stays bounded whatever a sender puts on the wire."""
+request after request. Only tricks of seats 0 and 1 with at most two cards are kept, and at
+most ``_TRICKS_CACHED`` of them: the wire bytes keep unknown fields, so a sender could otherwise
+make every trick a new key."""
+_TRICKS_CACHED = 8192
+"""Above the 5,408 real tricks (2 leaders x (52 + 52 x 51) cards; see ``_PB_TRICKS``)."""
 
 
 def _tricks_from_pb(field: Iterable[pb.Trick]) -> tuple[TrickView, ...]:
@@ -211,7 +211,12 @@ def _tricks_from_pb(field: Iterable[pb.Trick]) -> tuple[TrickView, ...]:
         trick = cache.get(key)
         if trick is None:
             trick = trick_from_pb(msg)
-            if trick.leader in (0, 1) and trick.winner in (None, 0, 1) and len(trick.cards) <= 2:
+            if (
+                trick.leader in (0, 1)
+                and trick.winner in (None, 0, 1)
+                and len(trick.cards) <= 2
+                and len(cache) < _TRICKS_CACHED
+            ):
                 cache[key] = trick
         out.append(trick)
     return tuple(out)
@@ -467,13 +472,10 @@ def action_from_response(decision: Decision, response: Message) -> Action:
         if len(set(out)) != len(out):
             twice = next(a for a, b in pairwise(out) if a == b)
             raise MalformedAnswerError(
-                f"ExchangeResponse names the card {_PB_NAME[twice]} twice (R-3.4)"
+                f"ExchangeResponse names the card {card_name(twice)} twice (R-3.4)"
             )
         return out
     raise ValueError(f"not a decision: {decision!r}")
-
-
-_PB_NAME = tuple("23456789TJQKA"[c % 13] + "cdhs"[c // 13] for c in range(52))
 
 
 def action_to_response(decision: Decision, action: Action) -> Message:

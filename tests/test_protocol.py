@@ -356,3 +356,25 @@ def test_decoded_tricks_are_cached_only_when_they_can_be_real() -> None:
     real = pb.Trick(leader=0, cards=[protocol.card_to_pb(3), protocol.card_to_pb(9)], winner=0)
     assert protocol._tricks_from_pb([real]) == (TrickView(leader=0, cards=(3, 9), winner=0),)
     assert real.SerializeToString(deterministic=True) in protocol._TRICKS_OF
+
+
+def test_the_trick_cache_stays_bounded_whatever_the_sender_adds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Unknown fields survive in the wire bytes, so each of these is a new cache key.
+    monkeypatch.setattr(protocol, "_TRICKS_OF", {})  # fill a scratch cache, not the real one
+
+    def varint(n: int) -> bytes:
+        out = bytearray()
+        while True:
+            out.append(n & 0x7F | (0x80 if n > 0x7F else 0))
+            n >>= 7
+            if not n:
+                return bytes(out)
+
+    base = pb.Trick(leader=1, cards=[protocol.card_to_pb(7)]).SerializeToString()
+    expected = (TrickView(leader=1, cards=(7,), winner=None),)
+    for i in range(protocol._TRICKS_CACHED + 2_000):
+        msg = pb.Trick.FromString(base + varint(1000 << 3) + varint(i))
+        assert protocol._tricks_from_pb([msg]) == expected
+    assert len(protocol._TRICKS_OF) <= protocol._TRICKS_CACHED

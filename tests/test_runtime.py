@@ -7,6 +7,8 @@ that root in its environment (a bot's descendants inherit it, even those that le
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import gc
 import json
 import os
@@ -250,6 +252,37 @@ def test_missing_bot_directory_or_bad_log_dir(bot_root: Path, tmp_path: Path) ->
     shutil.rmtree(directory)
     with pytest.raises(BotStartError, match=r"bot 'echo_variant': cannot start: .*echo"):
         start_bot(manifest)
+
+
+def test_a_failure_after_the_log_pipe_closes_every_pipe(
+    bot_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No file descriptor left for the control pipe: the log pipe is closed all the same, so
+    its reader ends and no descriptor of the arena stays open."""
+    manifest = load_manifest(echo_manifest(tmp_path))
+    real_pipe = os.pipe
+    made: list[int] = []
+
+    def pipe() -> tuple[int, int]:
+        if made:
+            raise OSError(errno.EMFILE, "Too many open files")
+        r, w = real_pipe()
+        made.append(os.fstat(r).st_ino)
+        return r, w
+
+    with (
+        monkeypatch.context() as patch,
+        pytest.raises(BotStartError, match=r"cannot start: .*Too many open files"),
+    ):
+        patch.setattr(os, "pipe", pipe)
+        start_bot(manifest)
+    readers = [t for t in threading.enumerate() if t.name == "arena-bot-log-echo_variant"]
+    assert not any(t.is_alive() for t in readers)
+    links = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            links.append(os.readlink(f"/proc/self/fd/{fd}"))
+    assert f"pipe:[{made[0]}]" not in links
 
 
 def test_exec_failure_is_reported(bot_root: Path, tmp_path: Path) -> None:

@@ -109,17 +109,20 @@ def start_bot(
             os.close(out_r)
             os.close(out_w)
             raise
-        control_r, control_w = os.pipe()
-        status_r, status_w = os.pipe()
-        config = {
-            "program": program,
-            "argv": argv,
-            "limits": _rlimits(limits),
-            "control_fd": control_r,
-            "status_fd": status_w,
-            "runtime_dir": str(runtime_dir),
-        }
+        fds = [out_w]  # closed here if the bot cannot be started, so the log reader ends
         try:
+            control_r, control_w = os.pipe()
+            fds += (control_r, control_w)
+            status_r, status_w = os.pipe()
+            fds += (status_r, status_w)
+            config = {
+                "program": program,
+                "argv": argv,
+                "limits": _rlimits(limits),
+                "control_fd": control_r,
+                "status_fd": status_w,
+                "runtime_dir": str(runtime_dir),
+            }
             popen = subprocess.Popen(
                 [sys.executable, "-I", "-S", str(_SUPERVISOR), json.dumps(config)],
                 cwd=manifest.directory,
@@ -131,7 +134,7 @@ def start_bot(
                 start_new_session=True,
             )
         except BaseException:
-            for fd in (out_w, control_r, control_w, status_r, status_w):
+            for fd in fds:
                 os.close(fd)
             log.close()
             raise
@@ -351,7 +354,7 @@ def _await_exec(process: _BotProcess, status_fd: int, deadline: float) -> int:
     while not line.endswith(b"\n"):
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            _fail_not_ready(process, "its command did not start", deadline)
+            _fail_not_ready(process, "its command did not start")
         if not poller.poll(remaining * 1000):
             continue
         chunk = os.read(status_fd, 4096)
@@ -377,7 +380,7 @@ def _await_serving(process: _BotProcess, deadline: float, timeout: float) -> Non
             _fail_exited(process)
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            _fail_not_ready(process, f"last health check: {last}", deadline, timeout)
+            _fail_not_ready(process, f"last health check: {last}", timeout)
         if socket_path.exists():
             last = health_status(process.channel, min(0.5, remaining), wait_for_ready=True)
             if last == SERVING:
@@ -409,9 +412,7 @@ def _fail_exited(process: _BotProcess) -> None:
     )
 
 
-def _fail_not_ready(
-    process: _BotProcess, why: str, deadline: float, timeout: float | None = None
-) -> None:
+def _fail_not_ready(process: _BotProcess, why: str, timeout: float | None = None) -> None:
     process.stop(grace=0.0)
     tail = process.log.tail(5)
     said = f"; its last output: {_one_line(tail)}" if tail else ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from arena.rules.cards import SPADES, mask_of, suit_of
+from arena.rules.cards import SPADES, cards_of, mask_of, suit_of
 from arena.rules.decisions import Decision
 from arena.rules.observation import Observation, SeatView, TrickView
 from arena.rules.outcome import HandResult
@@ -149,12 +149,7 @@ class View:
 
     @property
     def unseen(self) -> tuple[int, ...]:
-        mask, out = self.unseen_mask, []
-        while mask:
-            low = mask & -mask
-            out.append(low.bit_length() - 1)
-            mask ^= low
-        return tuple(out)
+        return cards_of(self.unseen_mask)
 
     def wins_against(self, card: int, led: int) -> bool:
         """Whether ``card``, played in answer to ``led``, wins the trick (R-4.6)."""
