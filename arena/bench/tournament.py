@@ -1,0 +1,269 @@
+"""``arena bench tournament``: a real round robin of the sample bots at K = 1, 2 and 4.
+
+Each run is a fresh tournament on a scratch SQLite file, played by the tournament runner as
+``arena tournament run`` plays it: bot processes started once, K matches at a time over gRPC,
+every result recorded as it ends. Timing starts once the bots are up (the reporter's ``start``)
+and ends when the last result is recorded. The arena process's own CPU time (all its threads,
+``getrusage(RUSAGE_SELF)``) is reported per match and per decision, so what the arena itself
+costs as the work grows is visible beside the bots' CPU (``RUSAGE_CHILDREN``, counted once the
+bot processes have exited, start-up included).
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.ratings import Rater, conservative_score
+from arena.store import Store
+from arena.tournament import (
+    DealMode,
+    TournamentSettings,
+    create_tournament,
+    run_tournament,
+    tournament_records,
+)
+from arena.tournament.entrants import sample_bot_dirs, sample_bot_unavailable
+from arena.tournament.standings import GameRecord, rate_in_order
+
+BENCH_BOTS = ("random", "heuristic", "cautious", "node_random")
+
+
+class _Timer:
+    """A reporter that notes the clock and CPU usage when play starts and when it stops."""
+
+    def __init__(self) -> None:
+        self.t0 = self.t1 = 0.0
+        self.self0 = self.self1 = self.children0 = self.children1 = 0.0
+
+    @staticmethod
+    def _cpu(who: int) -> float:
+        usage = resource.getrusage(who)
+        return usage.ru_utime + usage.ru_stime
+
+    def start(self, tournament_id: int, bots: Sequence[str], done: int, total: int) -> None:
+        self.t0 = time.perf_counter()
+        self.self0 = self._cpu(resource.RUSAGE_SELF)
+
+    def bot_failed(self, bot: str, reason: str) -> None:
+        raise ArenaError(f"benchmark bot {bot} could not start: {reason}")
+
+    def match_done(self, game: GameRecord) -> None:
+        self.t1 = time.perf_counter()
+        self.self1 = self._cpu(resource.RUSAGE_SELF)
+
+    def stop(self) -> None:
+        self.children1 = self._cpu(resource.RUSAGE_CHILDREN)
+
+
+def bench_bots() -> tuple[list[Path], list[str]]:
+    """The four sample bots of the benchmark, and a note for any that cannot run here."""
+    samples = sample_bot_dirs()
+    dirs, notes = [], []
+    for name in BENCH_BOTS:
+        path = samples.get(name)
+        why = "not found" if path is None else sample_bot_unavailable(path)
+        if why is None and path is not None:
+            dirs.append(path)
+        else:
+            notes.append(f"{name} left out: {why}")
+    if len(dirs) < 2:
+        raise ArenaError("the benchmark needs the sample bots of a source checkout")
+    return dirs, notes
+
+
+def run_once(
+    bots: list[Path], concurrency: int, games: int, seed: int, move_timeout_ms: int
+) -> dict[str, Any]:
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp,
+        Store.open(str(Path(tmp) / "bench.db")) as store,
+    ):
+        tid = create_tournament(
+            store,
+            TournamentSettings(
+                bots=[str(b) for b in bots],
+                games=games,
+                concurrency=concurrency,
+                seed=seed,
+                move_timeout_ms=move_timeout_ms,
+            ),
+        )
+        timer = _Timer()
+        timer.children0 = _Timer._cpu(resource.RUSAGE_CHILDREN)
+        standings = run_tournament(store, tid, reporter=timer)
+        matches = store.list_matches(tournament_id=tid)
+    decisions = sum(m.decision_count for m in matches)
+    faults = sum(sum(m.faults) for m in matches)
+    seconds = timer.t1 - timer.t0
+    arena_cpu = timer.self1 - timer.self0
+    bots_cpu = timer.children1 - timer.children0
+    n = standings.played
+    return {
+        "concurrency": concurrency,
+        "matches": n,
+        "decisions": decisions,
+        "faults": faults,
+        "seconds": round(seconds, 3),
+        "matches_per_s": round(n / seconds, 3),
+        "decisions_per_s": round(decisions / seconds, 1),
+        "arena_cpu_s": round(arena_cpu, 3),
+        "arena_cpu_ms_per_match": round(1000 * arena_cpu / n, 2),
+        "arena_cpu_us_per_decision": round(1e6 * arena_cpu / decisions, 1),
+        "arena_cpu_share": round(arena_cpu / seconds, 3),
+        "bots_cpu_s": round(bots_cpu, 3),
+    }
+
+
+def measure(
+    concurrency: Sequence[int] = (1, 2, 4), games: int = 1, seed: int = 1,
+    move_timeout_ms: int = 2000,
+) -> dict[str, Any]:
+    bots, notes = bench_bots()
+    runs = [run_once(bots, k, games, seed, move_timeout_ms) for k in concurrency]
+    return {
+        "bots": [b.name for b in bots],
+        "notes": notes,
+        "games_per_pair": games,
+        "seed": seed,
+        "move_timeout_ms": move_timeout_ms,
+        "runs": runs,
+    }
+
+
+def describe(result: dict[str, Any]) -> str:
+    lines = [
+        f"round robin of {', '.join(result['bots'])}: {result['games_per_pair']} deal seeds per "
+        f"pair, both seatings, seed {result['seed']}",
+        *result["notes"],
+        f"{'K':>2} {'matches':>7} {'decisions':>9} {'s':>7} {'matches/s':>9} "
+        f"{'decisions/s':>11} {'arena CPU/match':>15} {'arena CPU/decision':>18} "
+        f"{'arena CPU share':>15} {'bots CPU':>8}",
+    ]
+    for r in result["runs"]:
+        lines.append(
+            f"{r['concurrency']:>2} {r['matches']:>7} {r['decisions']:>9} {r['seconds']:>7.2f} "
+            f"{r['matches_per_s']:>9.2f} {r['decisions_per_s']:>11,.0f} "
+            f"{r['arena_cpu_ms_per_match']:>12.1f} ms {r['arena_cpu_us_per_decision']:>15.1f} us "
+            f"{100 * r['arena_cpu_share']:>14.0f}% {r['bots_cpu_s']:>7.1f}s"
+        )
+    return "\n".join(lines)
+
+
+# -- how many matches the leaderboard needs ---------------------------------------------------
+
+ORDER_BOTS = ("heuristic", "cautious", "random")
+"""Sample bots of known, different strength, strongest first: the order to find."""
+
+
+def _order_at(records: list[GameRecord], names: list[str], rater: Rater) -> list[str]:
+    ratings = rate_in_order(len(names), records, rater)
+    ranked = sorted(
+        range(len(names)), key=lambda i: (-conservative_score(*ratings[i]), names[i])
+    )
+    return [names[i] for i in ranked]
+
+
+def matches_needed(
+    records: list[GameRecord], names: list[str], expected: list[str], rater: Rater, step: int = 2
+) -> tuple[int | None, list[bool]]:
+    """The first prefix (in schedule order, every ``step`` matches) from which the leaderboard
+    shows ``expected`` and keeps showing it to the end; None if it is wrong at the end. Also
+    whether it was right at each checkpoint."""
+    checkpoints = range(step, len(records) + 1, step)
+    right = [_order_at(records[:m], names, rater) == expected for m in checkpoints]
+    needed = None
+    for m, ok in zip(reversed(checkpoints), reversed(right), strict=True):
+        if not ok:
+            break
+        needed = m
+    return needed, right
+
+
+def measure_ordering(
+    rounds: int = 8, tournaments: int = 6, first_seed: int = 100, concurrency: int = 2,
+    move_timeout_ms: int = 2000,
+) -> dict[str, Any]:
+    """Real round robins of heuristic, cautious and random, with duplicate and with independent
+    deals on the same tournament seeds; after every duplicate pair (2 matches) in schedule order,
+    is the leaderboard's order right?"""
+    samples = sample_bot_dirs()
+    missing = [n for n in ORDER_BOTS if n not in samples]
+    if missing:
+        raise ArenaError(f"the benchmark needs the sample bots {', '.join(missing)}")
+    # A tie is broken by name (cautious, heuristic, random): it never looks like the answer.
+    bots = [samples[n] for n in reversed(ORDER_BOTS)]
+    expected = list(ORDER_BOTS)
+    out: dict[str, Any] = {
+        "bots": expected,
+        "rounds": rounds,
+        "matches_per_tournament": rounds * 6,
+        "tournament_seeds": list(range(first_seed, first_seed + tournaments)),
+        "concurrency": concurrency,
+        "modes": {},
+    }
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp,
+        Store.open(str(Path(tmp) / "bench.db")) as store,
+    ):
+        rater = Rater(store.rating_config)
+        for mode in (DealMode.DUPLICATE, DealMode.INDEPENDENT):
+            needed_all: list[int | None] = []
+            right_all: list[list[bool]] = []
+            for seed in out["tournament_seeds"]:
+                tid = create_tournament(
+                    store,
+                    TournamentSettings(
+                        bots=[str(b) for b in bots], games=rounds, concurrency=concurrency,
+                        seed=seed, move_timeout_ms=move_timeout_ms, deals=mode,
+                    ),
+                )
+                run_tournament(store, tid)
+                _, config, records, _ = tournament_records(store, tid)
+                needed, right = matches_needed(records, config.names, expected, rater)
+                needed_all.append(needed)
+                right_all.append(right)
+            settled = sorted(n for n in needed_all if n is not None)
+            out["modes"][mode.value] = {
+                "matches_needed": needed_all,
+                "median_matches_needed": statistics.median(
+                    [n if n is not None else float("inf") for n in needed_all]
+                ),
+                "mean_matches_needed_settled": (
+                    round(statistics.mean(settled), 1) if settled else None
+                ),
+                "wrong_at_end": sum(1 for n in needed_all if n is None),
+                "share_right_by_matches": {
+                    str(2 * (i + 1)): round(sum(r[i] for r in right_all) / len(right_all), 3)
+                    for i in range(len(right_all[0]))
+                },
+            }
+    return out
+
+
+def describe_ordering(result: dict[str, Any]) -> str:
+    lines = [
+        f"leaderboard order {' > '.join(result['bots'])}: {len(result['tournament_seeds'])} "
+        f"round robins of {result['matches_per_tournament']} matches per deal mode "
+        f"(seeds {result['tournament_seeds'][0]}..{result['tournament_seeds'][-1]}, "
+        f"K={result['concurrency']})",
+    ]
+    for mode, r in result["modes"].items():
+        needed = ", ".join("-" if n is None else str(n) for n in r["matches_needed"])
+        lines.append(
+            f"{mode:>11}: matches needed per tournament [{needed}]; median "
+            f"{r['median_matches_needed']}, mean of settled {r['mean_matches_needed_settled']}, "
+            f"wrong at the end {r['wrong_at_end']}"
+        )
+        shares = r["share_right_by_matches"]
+        lines.append(
+            " " * 13 + "share right after m matches: "
+            + "  ".join(f"{m}:{100 * v:.0f}%" for m, v in shares.items())
+        )
+    return "\n".join(lines)

@@ -1,0 +1,353 @@
+"""``arena tournament …``: run a round robin, resume it after any stop, show and list them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from arena.cli.remote import ServerOption, TokenOption
+from arena.errors import ArenaError
+
+app = typer.Typer(
+    help="Round-robin tournaments: run, resume, show, list.", no_args_is_help=True
+)
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
+        show_default=False,
+    ),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print one JSON object at the end, and no progress.")
+]
+ConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        "-k",
+        help="Matches played at once [run: 2; resume: as the tournament was started].",
+        show_default=False,
+    ),
+]
+
+
+@app.command()
+def run(
+    bots: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Bot directories or registered bot names (default: every sample bot that can "
+            "run here).",
+            show_default=False,
+        ),
+    ] = None,
+    games: Annotated[
+        int, typer.Option("--games", "-n", help="Deal seeds per pair; each is played twice.")
+    ] = 10,
+    concurrency: ConcurrencyOption = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", help="Tournament seed (default: drawn at random, then shown)."),
+    ] = None,
+    move_timeout: Annotated[
+        int, typer.Option("--move-timeout", help="Time limit of one decision, in ms.")
+    ] = 1000,
+    time_bank: Annotated[
+        int, typer.Option("--time-bank", help="Per-match time bank beyond the limit, in ms.")
+    ] = 0,
+    policy: Annotated[
+        str,
+        typer.Option(
+            "--policy", help="On a fault: forfeit, or substitute a random legal action."
+        ),
+    ] = "forfeit",
+    max_faults: Annotated[
+        int, typer.Option("--max-faults", help="Under substitute: faults that forfeit a match.")
+    ] = 3,
+    max_hands: Annotated[
+        int, typer.Option("--max-hands", help="Hand limit of a match (R-6.3).")
+    ] = 200,
+    deals: Annotated[
+        str,
+        typer.Option(
+            "--deals",
+            help="duplicate: both seatings of a pair, and every pair, play the same seeds; "
+            "independent: every match its own seed.",
+        ),
+    ] = "duplicate",
+    as_json: JsonOption = False,
+    db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+) -> None:
+    """Play every pair of BOTS on N deal seeds, each seed twice with the seats swapped."""
+    if server:
+        from arena.cli import remote
+
+        remote.tournament_run(
+            server, token, bots=list(bots or []), games=games, concurrency=concurrency,
+            seed=seed, move_timeout_ms=move_timeout, time_bank_ms=time_bank, policy=policy,
+            max_faults=max_faults, deals=deals, as_json=as_json,
+        )  # fmt: skip
+        return
+    from arena.referee import FaultPolicy
+    from arena.rules.ruleset import RuleSet
+    from arena.store import Store
+    from arena.tournament import DealMode, TournamentSettings, create_tournament
+    from arena.tournament.entrants import default_sample_bots
+
+    if deals not in ("duplicate", "independent"):
+        raise ArenaError(f"--deals must be duplicate or independent, got {deals!r}")
+    specs = list(bots or [])
+    if not specs:
+        dirs, skipped = default_sample_bots()
+        for note in skipped:
+            print(note, file=sys.stderr)
+        specs = [str(d) for d in dirs]
+    settings = TournamentSettings(
+        bots=specs,
+        games=games,
+        concurrency=concurrency if concurrency is not None else 2,
+        seed=seed,
+        move_timeout_ms=move_timeout,
+        time_bank_ms=time_bank,
+        policy=FaultPolicy(policy, max_faults),  # type: ignore[arg-type]
+        rules=RuleSet(max_hands=max_hands),
+        deals=DealMode(deals),
+    )
+    with Store.open(db) as store:
+        tid = create_tournament(store, settings)
+        play(store, tid, None, as_json)
+
+
+@app.command()
+def resume(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament to finish.")],
+    concurrency: ConcurrencyOption = None,
+    as_json: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games."""
+    from arena.store import Store
+
+    with Store.open(db) as store:
+        play(store, tournament_id, concurrency, as_json)
+
+
+@app.command()
+def show(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament to show.")],
+    as_json: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """The tournament's leaderboard, head-to-head table and faults (as at the end of a run)."""
+    from arena.store import Store
+    from arena.tournament import tournament_standings
+
+    with Store.open(db) as store:
+        info, config, standings = tournament_standings(store, tournament_id)
+    report(info, config, standings, as_json)
+
+
+@app.command("list")
+def list_(
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Every tournament in the database, oldest first."""
+    from arena.store import Store
+    from arena.tournament import TournamentConfig
+
+    with Store.open(db) as store:
+        infos = store.list_tournaments()
+    rows = []
+    for info in infos:
+        try:
+            bots = TournamentConfig.from_dict(info.config).names
+        except (ArenaError, KeyError, TypeError, ValueError):
+            bots = []
+        rows.append(
+            {
+                "id": info.id,
+                "status": info.status.value,
+                "done": info.games_done,
+                "total": info.games_total,
+                "bots": bots,
+                "created_at": info.created_at.isoformat(timespec="seconds"),
+            }
+        )
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        typer.echo("no tournaments yet")
+        return
+    table = Table(box=None, pad_edge=False)
+    for column in ("id", "status", "matches", "created", "bots"):
+        table.add_column(column, justify="right" if column == "id" else "left")
+    for r in rows:
+        table.add_row(
+            str(r["id"]), r["status"], f"{r['done']}/{r['total']}", r["created_at"],
+            ", ".join(r["bots"]),
+        )
+    Console(highlight=False).print(table)
+
+
+def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool) -> None:
+    """Run the tournament's pending games with progress on a terminal, then print the report."""
+    from arena.tournament import TerminalReporter, run_tournament, tournament_standings
+    from arena.tournament.progress import LineReporter
+
+    interactive = sys.stdout.isatty() and not as_json
+    reporter = TerminalReporter(Console()) if interactive else LineReporter()
+    info = store.get_tournament(tournament_id)
+    if not as_json:
+        left = info.games_total - info.games_done
+        print(
+            f"tournament {tournament_id}: {left} of {info.games_total} matches to play "
+            f"(stopped? finish it with `arena tournament resume {tournament_id}`)",
+            file=sys.stderr,
+        )
+    try:
+        run_tournament(store, tournament_id, concurrency=concurrency, reporter=reporter)
+    except KeyboardInterrupt:
+        info = store.get_tournament(tournament_id)
+        print(
+            f"arena: interrupted: {info.games_done} of {info.games_total} matches of tournament "
+            f"{tournament_id} are recorded; finish it with `arena tournament resume "
+            f"{tournament_id}`",
+            file=sys.stderr,
+        )
+        raise typer.Exit(130) from None
+    info, config, standings = tournament_standings(store, tournament_id)
+    report(info, config, standings, as_json)
+
+
+def to_json(info: Any, config: Any, standings: Any) -> dict[str, Any]:
+    return {
+        "tournament": {
+            "id": info.id,
+            "status": info.status.value,
+            "done": info.games_done,
+            "total": info.games_total,
+            "seed": config.seed,
+            "games": config.games,
+            "deals": config.deals.value,
+            "concurrency": config.concurrency,
+            "move_timeout_ms": config.clock.move_time_ms,
+            "time_bank_ms": config.clock.time_bank_ms,
+            "policy": config.policy.kind,
+            "rules": rules.to_dict() if (rules := getattr(config, "rules", None)) else None,
+            "bots": [
+                {"name": e.name, "version": e.version, "source": e.source}
+                for e in config.entrants
+            ],
+        },
+        "leaderboard": [
+            {
+                "rank": r.rank,
+                "bot": r.bot,
+                "version": r.version,
+                "mu": r.mu,
+                "sigma": r.sigma,
+                "score": r.score,
+                "matches": r.matches,
+                "wins": r.wins,
+                "losses": r.losses,
+                "draws": r.draws,
+                "faults": r.faults,
+            }
+            for r in standings.leaderboard
+        ],
+        "head_to_head": [
+            {
+                "bot_a": h.bot_a,
+                "bot_b": h.bot_b,
+                "matches": h.matches,
+                "wins_a": h.wins_a,
+                "wins_b": h.wins_b,
+                "draws": h.draws,
+                "pairs_won_a": h.pairs_won_a,
+                "pairs_won_b": h.pairs_won_b,
+                "pairs_split": h.pairs_split,
+                "margin_a": h.margin_a,
+            }
+            for h in standings.head_to_head
+        ],
+        "faults": [
+            {"bot": f.bot, "faults": f.faults, "forfeits": f.forfeits} for f in standings.faults
+        ],
+    }
+
+
+def report(info: Any, config: Any, standings: Any, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(to_json(info, config, standings), indent=2))
+        return
+    # Off a terminal (a pipe, a log), wide enough that no column is cut.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    print_report(console, info, config, standings)
+
+
+def print_report(console: Console, info: Any, config: Any, standings: Any) -> None:
+    rules = getattr(config, "rules", None)  # a remote tournament's summary may not carry them
+    state = info.status.value
+    if info.games_done < info.games_total:
+        state += f", {info.games_total - info.games_done} games pending"
+    console.print(
+        f"[bold]Tournament {info.id}[/] ({state}): {info.games_done}/{info.games_total} "
+        f"matches, {config.games} deal seeds per pair, {config.deals.value} deals, seed "
+        f"{config.seed}, {config.clock.describe()} per move, policy {config.policy.describe()}"
+        + (f", rules {rules.describe()}" if rules is not None else "")
+    )
+
+    console.print(
+        "\n[bold]Leaderboard[/]: TrueSkill over the matches in schedule order, ranked by "
+        "score = mu - 3 sigma"
+    )
+    board = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
+    for column in ("rank", "bot", "version", "mu", "sigma", "score", "matches", "W", "L", "D",
+                   "faults"):
+        board.add_column(
+            column, justify="left" if column in ("bot", "version") else "right", no_wrap=True
+        )
+    for r in standings.leaderboard:
+        board.add_row(
+            str(r.rank), r.bot, r.version, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.score:.2f}",
+            str(r.matches), str(r.wins), str(r.losses), str(r.draws), str(r.faults),
+        )
+    console.print(board)
+
+    console.print(
+        "\n[bold]Head to head[/]: match wins; duplicate pairs (both seatings of one deal) won "
+        "by more match points in the two, or split; margin: A's points minus B's, all matches"
+    )
+    h2h = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
+    for column in ("A", "B", "matches", "A W", "B W", "D", "pairs A", "pairs B", "split",
+                   "margin"):
+        h2h.add_column(column, justify="left" if column in ("A", "B") else "right", no_wrap=True)
+    for h in standings.head_to_head:
+        h2h.add_row(
+            h.bot_a, h.bot_b, str(h.matches), str(h.wins_a), str(h.wins_b), str(h.draws),
+            str(h.pairs_won_a), str(h.pairs_won_b), str(h.pairs_split), f"{h.margin_a:+d}",
+        )
+    console.print(h2h)
+
+    kinds = sorted({k for f in standings.faults for k in f.forfeits})
+    console.print("\n[bold]Faults[/], and matches forfeited by reason")
+    faults = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
+    faults.add_column("bot", no_wrap=True)
+    faults.add_column("faults", justify="right")
+    for k in kinds:
+        faults.add_column(k.removeprefix("forfeit_").replace("_", " "), justify="right")
+    for f in standings.faults:
+        faults.add_row(f.bot, str(f.faults), *(str(f.forfeits.get(k, 0)) for k in kinds))
+    console.print(faults)

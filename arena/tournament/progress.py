@@ -1,0 +1,131 @@
+"""How a running tournament shows itself: a progress bar and a live fault line on a terminal.
+
+The runner talks to a ``Reporter``; ``QuietReporter`` says nothing (output that is not a terminal,
+``--json``, benchmarks) and ``TerminalReporter`` draws with rich.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from rich.console import Console, RenderableType
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from arena.tournament.standings import GameRecord
+
+
+class Reporter(Protocol):
+    def start(self, tournament_id: int, bots: Sequence[str], done: int, total: int) -> None: ...
+
+    def bot_failed(self, bot: str, reason: str) -> None:
+        """A bot could not be started, or kept dying: its further matches are its forfeits."""
+
+    def match_done(self, game: GameRecord) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class QuietReporter:
+    def start(self, tournament_id: int, bots: Sequence[str], done: int, total: int) -> None:
+        pass
+
+    def bot_failed(self, bot: str, reason: str) -> None:
+        pass
+
+    def match_done(self, game: GameRecord) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+class LineReporter(QuietReporter):
+    """Off a terminal: no progress, but a bot that cannot play is named, with why, on stderr."""
+
+    def bot_failed(self, bot: str, reason: str) -> None:
+        print(f"arena: bot {bot} cannot play: {reason} (its matches are forfeits)",
+              file=sys.stderr, flush=True)
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("" if speed is None else f"{speed:.1f} matches/s", style="progress.data.speed")
+
+
+class _FaultProgress(Progress):
+    """A progress bar with one more line under it: the faults so far."""
+
+    fault_line: Text = Text("")
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        yield self.make_tasks_table(self.tasks)
+        if self.fault_line:
+            yield self.fault_line
+
+
+class TerminalReporter:
+    def __init__(self, console: Console | None = None) -> None:
+        self._console = console or Console(stderr=True)
+        self._bots: list[str] = []
+        self._faults: dict[int, int] = {}
+        self._forfeits: dict[int, int] = {}
+        self._progress = _FaultProgress(
+            TextColumn("[bold]tournament {task.fields[tid]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("matches"),
+            _RateColumn(),
+            TimeElapsedColumn(),
+            TextColumn("elapsed,"),
+            TimeRemainingColumn(),
+            TextColumn("left"),
+            console=self._console,
+            transient=False,
+        )
+        self._task = self._progress.add_task("", total=0, tid="?", visible=False)
+
+    def start(self, tournament_id: int, bots: Sequence[str], done: int, total: int) -> None:
+        self._bots = list(bots)
+        self._progress.update(
+            self._task, total=total, completed=done, tid=tournament_id, visible=True
+        )
+        # The rate and time left should reflect this run, not matches played before a resume.
+        self._progress.reset(self._task, total=total, completed=done)
+        self._progress.start()
+
+    def bot_failed(self, bot: str, reason: str) -> None:
+        self._progress.console.print(
+            f"[bold red]bot {bot} cannot play:[/] {reason} (its matches are forfeits)",
+            highlight=False,
+        )
+
+    def match_done(self, game: GameRecord) -> None:
+        for seat, bot in enumerate(game.seats):
+            if game.faults[seat]:
+                self._faults[bot] = self._faults.get(bot, 0) + game.faults[seat]
+            if game.forfeit and game.winner is not None and game.winner != seat:
+                self._forfeits[bot] = self._forfeits.get(bot, 0) + 1
+        if self._faults or self._forfeits:
+            parts = [
+                f"{self._bots[b]}: {self._faults.get(b, 0)} faults, "
+                f"{self._forfeits.get(b, 0)} forfeits"
+                for b in sorted(set(self._faults) | set(self._forfeits))
+            ]
+            self._progress.fault_line = Text("faults  " + "  |  ".join(parts), style="yellow")
+        self._progress.advance(self._task)
+
+    def stop(self) -> None:
+        self._progress.stop()
