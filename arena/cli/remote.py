@@ -1,0 +1,196 @@
+"""The ``--server`` side of the CLI: options shared by every command that can talk to a running
+arena service, and the remote versions of those commands (over ``arena.service.client``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from arena.errors import ArenaError
+from arena.protocol import termination_from_pb
+from arena.referee.record import MatchResult
+from arena.service.client import CA_FILE_ENV, SERVER_ENV, TOKEN_ENV, ArenaClient
+
+ServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        envvar=SERVER_ENV,
+        help="Talk to a running arena service at HOST:PORT (https://HOST:PORT for TLS) instead "
+        "of the local database.",
+        show_default=False,
+    ),
+]
+TokenOption = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        envvar=TOKEN_ENV,
+        help="API token for --server (`arena token create NAME` makes one).",
+        show_default=False,
+    ),
+]
+CaFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--ca-file",
+        envvar=CA_FILE_ENV,
+        help="PEM CA certificate to check the server's TLS certificate; implies TLS.",
+        show_default=False,
+    ),
+]
+
+
+def connect(server: str, token: str | None = None, ca_file: Path | None = None) -> ArenaClient:
+    """A client for ``--server``: ``https://`` (or a CA file) means TLS, a bare HOST:PORT not."""
+    tls = server.startswith("https://")
+    address = server.removeprefix("https://").removeprefix("http://").rstrip("/")
+    ca = ca_file or (Path(os.environ[CA_FILE_ENV]) if os.environ.get(CA_FILE_ENV) else None)
+    return ArenaClient(address, token=token, tls=tls, ca_file=ca)
+
+
+def ratings(server: str, token: str | None, as_json: bool) -> None:
+    """``arena ratings --server``: the server's leaderboard, printed as the local one is."""
+    import json
+
+    from arena.cli.ratings import format_table
+    from arena.service.convert import leaderboard_row_from_pb
+
+    with connect(server, token) as client:
+        board = [leaderboard_row_from_pb(e) for e in client.leaderboard()]
+    if as_json:
+        typer.echo(json.dumps([row.to_json() for row in board], indent=2))
+    else:
+        typer.echo(format_table(board))
+
+
+def fetch_match(server: str, token: str | None, match_id: str) -> MatchResult:
+    """``arena replay --server``: the match's full record, to replay and check locally."""
+    from arena.service.convert import match_result_from_pb
+
+    with connect(server, token) as client:
+        return match_result_from_pb(client.get_match(match_id))
+
+
+def tournament_run(
+    server: str,
+    token: str | None,
+    *,
+    bots: list[str],
+    games: int,
+    concurrency: int | None,
+    seed: int | None,
+    move_timeout_ms: int,
+    time_bank_ms: int,
+    policy: str,
+    max_faults: int,
+    deals: str,
+    as_json: bool,
+) -> None:
+    """``arena tournament run --server``: start it on the server, follow its stream, report.
+
+    The report is the server's own standings of the tournament, printed as a local run prints
+    them. Ctrl-C stops watching; the tournament goes on on the server.
+    """
+    import sys
+
+    from rich.console import Console
+
+    from arena._gen.arena.v1 import arena_pb2 as pb
+    from arena.cli.tournament import report
+    from arena.service.convert import DEALS
+    from arena.tournament import GameRecord, TerminalReporter
+    from arena.tournament.progress import QuietReporter
+
+    if not bots:
+        raise ArenaError("name the bots to play with --server (submitted bot names)")
+    interactive = sys.stdout.isatty() and not as_json
+    reporter = TerminalReporter(Console()) if interactive else QuietReporter()
+    with connect(server, token) as client:
+        started = client.start_tournament(
+            bots,
+            games=games,
+            concurrency=concurrency or 0,
+            seed=seed,
+            move_timeout_ms=move_timeout_ms,
+            time_bank_ms=time_bank_ms,
+            policy=policy,
+            max_faults=max_faults,
+            deals=DEALS.get(deals, pb.DEAL_MODE_UNSPECIFIED),
+        )
+        if not as_json:
+            print(f"tournament {started.id} on {client.address}", file=sys.stderr)
+        names = list(started.bots)
+        final: pb.Tournament | None = None
+        reporter.start(started.id, names, started.matches_done, started.matches_total)
+        try:
+            for event in client.watch_tournament(started.id):
+                if event.HasField("match"):
+                    reporter.match_done(game_record(event.match, names, GameRecord))
+                final = event.tournament
+        except KeyboardInterrupt:
+            print(
+                f"arena: stopped watching; tournament {started.id} goes on on the server "
+                f"{client.address}",
+                file=sys.stderr,
+            )
+            raise typer.Exit(130) from None
+        finally:
+            reporter.stop()
+    assert final is not None
+    if final.state != pb.TOURNAMENT_STATE_FINISHED:
+        state = pb.TournamentState.Name(final.state).removeprefix("TOURNAMENT_STATE_").lower()
+        print(
+            f"arena: tournament {final.id} is {state} with {final.matches_done} of "
+            f"{final.matches_total} matches recorded",
+            file=sys.stderr,
+        )
+    report(*report_parts(final), as_json)
+    if final.state != pb.TOURNAMENT_STATE_FINISHED:
+        raise typer.Exit(1)
+
+
+def game_record(match: Any, names: list[str], record: Any) -> Any:
+    """The progress reporter's view of a streamed match."""
+    index = {name: i for i, name in enumerate(names)}
+    return record(
+        index=0,
+        pair_id=int(match.pair_id) if match.pair_id.isdigit() else 0,
+        seats=(index.get(match.seats[0].bot, 0), index.get(match.seats[1].bot, 0)),
+        winner=match.winner if match.HasField("winner") else None,
+        scores=(match.seats[0].score, match.seats[1].score),
+        termination=termination_from_pb(match.termination),
+        faults=(match.seats[0].faults, match.seats[1].faults),
+    )
+
+
+def report_parts(t: Any) -> tuple[Any, Any, Any]:
+    """(info, config, standings) for ``arena.cli.tournament.report`` from a streamed tournament."""
+    from types import SimpleNamespace
+
+    from arena._gen.arena.v1 import arena_pb2 as pb
+    from arena.referee import ClockConfig, FaultPolicy
+    from arena.service.convert import deals_from_pb, policy_from_pb, standings_from_pb
+    from arena.store import TournamentStatus
+    from arena.tournament import DealMode
+
+    status = {
+        pb.TOURNAMENT_STATE_FINISHED: TournamentStatus.FINISHED,
+        pb.TOURNAMENT_STATE_CANCELLED: TournamentStatus.CANCELLED,
+    }.get(t.state, TournamentStatus.RUNNING)
+    info = SimpleNamespace(
+        id=t.id, status=status, games_done=t.matches_done, games_total=t.matches_total
+    )
+    config = SimpleNamespace(
+        seed=t.seed,
+        games=t.games,
+        deals=DealMode(deals_from_pb(t.deals) or "duplicate"),
+        concurrency=t.concurrency,
+        clock=ClockConfig(t.move_timeout_ms or 1000, t.time_bank_ms),
+        policy=FaultPolicy(policy_from_pb(t.policy) or "forfeit", t.max_faults or 3),  # type: ignore[arg-type]
+        entrants=[SimpleNamespace(name=e.bot, version=e.version, source="") for e in t.entrants],
+    )
+    return info, config, standings_from_pb(t.standings, t.matches_done, t.matches_total)

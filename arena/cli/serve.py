@@ -1,0 +1,102 @@
+"""``arena serve``: run the arena as a gRPC service (arena.v1) for remote bot authors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.service.archive import ArchiveLimits
+
+MIB = 1024 * 1024
+_DEFAULTS = ArchiveLimits()
+
+
+def serve(
+    listen: Annotated[
+        str,
+        typer.Option(
+            "--listen",
+            help="Address to listen on, HOST:PORT (port 0 picks a free one; 0.0.0.0:PORT for "
+            "every interface).",
+        ),
+    ] = "127.0.0.1:50051",
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
+            show_default=False,
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            envvar="ARENA_DATA_DIR",
+            help="Where submitted bots are stored, one folder per content hash (default: "
+            "<database>-data beside a SQLite file, else ./arena-data).",
+            show_default=False,
+        ),
+    ] = None,
+    tls_cert: Annotated[
+        Path | None,
+        typer.Option("--tls-cert", help="PEM certificate chain: serve over TLS (with --tls-key)."),
+    ] = None,
+    tls_key: Annotated[
+        Path | None, typer.Option("--tls-key", help="PEM private key of --tls-cert.")
+    ] = None,
+    open_reads: Annotated[
+        bool,
+        typer.Option(
+            "--open-reads/--auth-reads",
+            help="Whether reads (lists, matches, leaderboard) are open to all, or need a token "
+            "like writes do.",
+        ),
+    ] = True,
+    max_archive_mb: Annotated[
+        float, typer.Option("--max-archive-mb", help="Largest bot archive accepted (compressed).")
+    ] = _DEFAULTS.max_archive_bytes / MIB,
+    max_files: Annotated[
+        int, typer.Option("--max-files", help="Most entries (files, folders, links) in an archive.")
+    ] = _DEFAULTS.max_entries,
+    max_unpacked_mb: Annotated[
+        float, typer.Option("--max-unpacked-mb", help="Largest unpacked size of an archive.")
+    ] = _DEFAULTS.max_unpacked_bytes / MIB,
+    shutdown_grace: Annotated[
+        float,
+        typer.Option(
+            "--shutdown-grace",
+            help="Seconds running matches may take to finish on SIGTERM before they are "
+            "recorded as aborted.",
+        ),
+    ] = 30.0,
+) -> None:
+    """Serve the arena over gRPC: submit bots, run and watch tournaments, read the leaderboard.
+
+    Writes need a token (`arena token create NAME`). Health checking and server reflection are
+    on, so grpcurl or `buf curl` can list and call the service. SIGTERM shuts down gracefully.
+    """
+    from arena.errors import ArenaError
+    from arena.service.server import ServerConfig
+    from arena.service.server import serve as run
+
+    if max_archive_mb <= 0 or max_files <= 0 or max_unpacked_mb <= 0 or shutdown_grace < 0:
+        raise ArenaError("--max-archive-mb, --max-files and --max-unpacked-mb must be positive")
+    run(
+        ServerConfig(
+            listen=listen,
+            db=db,
+            data_dir=data_dir,
+            tls_cert=tls_cert,
+            tls_key=tls_key,
+            auth_reads=not open_reads,
+            limits=ArchiveLimits(
+                max_archive_bytes=int(max_archive_mb * MIB),
+                max_entries=max_files,
+                max_unpacked_bytes=int(max_unpacked_mb * MIB),
+            ),
+            shutdown_grace_s=shutdown_grace,
+        )
+    )

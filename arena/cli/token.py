@@ -1,0 +1,53 @@
+"""``arena token …``: API tokens for the arena service (only a hash of each is stored)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.store import Store
+
+app = typer.Typer(
+    help="API tokens: each lets its holder submit bots and start tournaments on `arena serve`.",
+    no_args_is_help=True,
+)
+
+DbOption = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
+        show_default=False,
+    ),
+]
+
+
+@app.command()
+def create(
+    name: Annotated[str, typer.Argument(help="Who the token is for; bots it submits are theirs.")],
+    db: DbOption = None,
+) -> None:
+    """Create a token and print it. It is shown only this once: the database keeps a hash."""
+    with Store.open(db) as store:
+        token = store.create_token(name)
+    typer.echo(token)
+
+
+@app.command("list")
+def list_tokens(db: DbOption = None) -> None:
+    """List the tokens' names (never the tokens)."""
+    with Store.open(db) as store:
+        tokens = store.list_tokens()
+    for t in tokens:
+        typer.echo(f"{t.name}\tcreated {t.created_at:%Y-%m-%d %H:%M:%S} UTC")
+
+
+@app.command()
+def revoke(
+    name: Annotated[str, typer.Argument(help="The token's name.")], db: DbOption = None
+) -> None:
+    """Revoke a token: it no longer authenticates; the bots it submitted keep it as owner."""
+    with Store.open(db) as store:
+        store.revoke_token(name)
+    typer.echo(f"token {name!r} revoked")

@@ -1,0 +1,126 @@
+"""Bot submissions: a checked archive becomes a content-addressed directory and a bot version.
+
+Layout of the data directory (``--data-dir``; by default beside a SQLite database, as
+``<database stem>-data/``)::
+
+    bots/<content hash>/        one directory per distinct bot content, never changed once there
+    bots/.incoming-<random>/    an upload being checked; removed whatever happens
+
+An upload is unpacked into ``.incoming-…``, checked (archive rules, then the manifest through
+the bot runtime's ``load_manifest``), hashed with the runtime's ``bot_content_hash`` and only then
+renamed into place, atomically, so that a bad archive leaves nothing behind and a directory under
+``bots/`` is always complete. The same content submitted twice is stored once.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from arena.errors import ArenaError
+from arena.runtime.manifest import bot_content_hash, load_manifest
+from arena.service.archive import ArchiveError, ArchiveLimits, unpack_archive
+from arena.store import BotVersionInfo, NotFoundError, NotOwnerError, Store
+
+DATA_DIR_ENV = "ARENA_DATA_DIR"
+INCOMING_PREFIX = ".incoming-"
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    version: BotVersionInfo
+    created: bool
+    """False when this content was already a version of the bot."""
+    path: Path
+
+
+def default_data_dir(db_url: str | None) -> Path:
+    """``$ARENA_DATA_DIR``, else ``<db stem>-data`` beside a SQLite file, else ``./arena-data``."""
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        return Path(env).expanduser()
+    from arena.store import resolve_url
+
+    url = (
+        resolve_url(db_url)
+        if db_url or os.environ.get("ARENA_DB")
+        else make_url("sqlite:///arena.db")
+    )
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        db = Path(url.database).expanduser()
+        return db.with_name(db.stem + "-data")
+    return Path("arena-data")
+
+
+class BotSubmissions:
+    """Checks uploads and stores them; one per server (thread-safe)."""
+
+    def __init__(self, store: Store, data_dir: Path, limits: ArchiveLimits) -> None:
+        self._store = store
+        self.limits = limits
+        self.bots_dir = Path(data_dir) / "bots"
+        self.bots_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        for stale in self.bots_dir.glob(INCOMING_PREFIX + "*"):
+            shutil.rmtree(stale, ignore_errors=True)
+
+    def submit(
+        self,
+        archive: bytes,
+        *,
+        name: str | None = None,
+        owner_token_id: int | None = None,
+        owner_only: bool = True,
+    ) -> Submitted:
+        """Check and store ``archive`` as a version of bot ``name`` (default: the manifest's).
+
+        With ``owner_only``, a bot first submitted by another token (or registered locally, with
+        no token) raises NotOwnerError, before anything is written.
+        """
+        incoming = self.bots_dir / f"{INCOMING_PREFIX}{uuid.uuid4().hex}"
+        incoming.mkdir()
+        try:
+            unpacked = incoming / "bot"
+            unpack_archive(archive, unpacked, self.limits)
+            try:
+                manifest = load_manifest(unpacked)
+            except ArenaError as exc:
+                # Name files as the author knows them, not by the server's temporary path.
+                message = str(exc)
+                for prefix in {str(unpacked.resolve()), str(unpacked)}:
+                    message = message.replace(prefix + "/", "").replace(prefix, "the archive")
+                raise ArchiveError(f"the archive's bot.toml is not valid: {message}") from None
+            bot_name = name or manifest.name
+            if owner_only:
+                for bot in self._store.list_bots():
+                    if bot.name == bot_name and bot.owner_token_id != owner_token_id:
+                        raise NotOwnerError(
+                            f"bot {bot_name!r} belongs to another token; only the token that "
+                            "first submitted it may add versions (choose another name)"
+                        )
+            content_hash = bot_content_hash(unpacked)
+            final = self.bots_dir / content_hash
+            with self._lock:
+                if not final.exists():
+                    os.rename(unpacked, final)
+            try:
+                known = {v.content_hash for v in self._store.list_versions(bot_name)}
+            except NotFoundError:
+                known = set()
+            version = self._store.register_bot_version(
+                bot_name,
+                manifest.version or content_hash[:12],
+                content_hash,
+                str(final),
+                owner_token_id=owner_token_id,
+                owner_only=owner_only,
+            )
+            return Submitted(version, content_hash not in known, final)
+        finally:
+            shutil.rmtree(incoming, ignore_errors=True)

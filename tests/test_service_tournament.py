@@ -1,0 +1,203 @@
+"""Tournaments through the service: started remotely, watched as a stream, read back as
+leaderboard and match records, through the generated client and the CLI; and a SIGTERM in the
+middle of one, after which nothing is half-written and the tournament can be resumed."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+from pathlib import Path
+
+import grpc
+import pytest
+from test_service import ArenaProcess, arena_cli, bot_copy, make_token
+
+from arena._gen.arena.v1 import arena_pb2 as pb
+from arena.protocol import ruleset_to_pb
+from arena.rules import Match, RuleSet
+from arena.service.client import ArenaClient, RemoteError
+from arena.service.convert import match_result_from_pb
+from arena.store import LEADERBOARD_KEYS, GameStatus, Store, TournamentStatus
+
+SHORT = RuleSet(target_score=100, max_hands=6)
+"""Short matches: a few hands each."""
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> tuple[ArenaProcess, str]:
+    root = tmp_path_factory.mktemp("tournament")
+    db = root / "arena.db"
+    token = make_token(db, "organiser")
+    server = ArenaProcess(db)
+    with ArenaClient(server.address, token=token) as client:
+        for name in ("alpha", "beta", "gamma"):
+            client.submit_bot(bot_copy(root, name, extra=name))
+    yield server, token
+    assert server.stop() == 0, "".join(server.lines)
+
+
+@pytest.mark.slow
+def test_start_watch_and_read_back(served: tuple[ArenaProcess, str]) -> None:
+    server, token = served
+    with ArenaClient(server.address, token=token) as client:
+        started = client.start_tournament(
+            ["alpha", "beta", "gamma"], games=1, concurrency=2, seed=11,
+            rules=ruleset_to_pb(SHORT), move_timeout_ms=5000,
+        )  # fmt: skip
+        assert started.state == pb.TOURNAMENT_STATE_RUNNING
+        assert started.matches_total == 6  # 3 pairs x 1 seed x 2 seatings
+        assert list(started.bots) == ["alpha", "beta", "gamma"]
+
+        events = list(client.watch_tournament(started.id))
+        matches = [e.match for e in events if e.HasField("match")]
+        assert len(matches) == 6
+        assert len({m.id for m in matches}) == 6
+        done = [e.tournament.matches_done for e in events if e.HasField("match")]
+        assert done == sorted(done) and done[-1] == 6
+        final = events[-1].tournament
+        assert not events[-1].HasField("match")
+        assert final.state == pb.TOURNAMENT_STATE_FINISHED
+        assert final.matches_done == final.matches_total == 6
+        assert {r.bot for r in final.standings.leaderboard} == {"alpha", "beta", "gamma"}
+        assert sum(r.matches for r in final.standings.leaderboard) == 12
+        assert len(final.standings.head_to_head) == 3
+
+        # Duplicate pairs: both seatings of one pair share the seed, seats swapped.
+        by_pair: dict[str, list[pb.Match]] = {}
+        for m in matches:
+            by_pair.setdefault(m.pair_id, []).append(m)
+        assert len(by_pair) == 3
+        for a, b in by_pair.values():
+            assert a.seed == b.seed
+            assert (a.seats[0].bot, a.seats[1].bot) == (b.seats[1].bot, b.seats[0].bot)
+
+        # Watching a finished tournament replays its record and ends.
+        again = list(client.watch_tournament(started.id))
+        assert [e.match.id for e in again if e.HasField("match")] == [m.id for m in matches]
+        assert again[-1].tournament.state == pb.TOURNAMENT_STATE_FINISHED
+
+        # The full record replays exactly through the engine.
+        record = match_result_from_pb(client.get_match(matches[0].id))
+        engine = Match(seed=record.seed, rules=record.rules)
+        for d in record.decisions:
+            assert (engine.to_act, engine.decision) == (d.seat, d.decision)
+            engine.apply(d.action)
+        assert engine.is_over and tuple(engine.scores) == record.scores
+        assert record.rules == SHORT
+
+        listed = client.list_matches(tournament_id=started.id, page_size=4)
+        assert len(listed.matches) == 4 and listed.next_page_token
+        rest = client.list_matches(
+            tournament_id=started.id, page_size=4, page_token=listed.next_page_token
+        )
+        assert len(rest.matches) == 2 and not rest.next_page_token
+        assert {m.id for m in [*listed.matches, *rest.matches]} == {m.id for m in matches}
+
+        board = client.leaderboard()
+        assert {e.bot for e in board} == {"alpha", "beta", "gamma"}
+        assert [e.rank for e in board] == [1, 2, 3]
+        assert all(e.matches == 4 for e in board)
+        assert all(e.score == pytest.approx(e.mu - 3 * e.sigma) for e in board)
+
+
+def test_bad_tournament_requests(served: tuple[ArenaProcess, str]) -> None:
+    server, token = served
+    with ArenaClient(server.address, token=token) as client:
+        for bots, fragment in [
+            (["alpha", "nobody"], "unknown bot 'nobody'"),
+            (["alpha"], "at least two bots"),
+            (["alpha", "/etc"], "name a submitted bot"),
+            (["alpha", "../beta"], "name a submitted bot"),
+        ]:
+            with pytest.raises(RemoteError) as info:
+                client.start_tournament(bots, games=1)
+            assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+            assert fragment in str(info.value)
+        with pytest.raises(RemoteError) as info:
+            client.start_tournament(["alpha", "beta"], concurrency=1000)
+        assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+@pytest.mark.slow
+def test_cli_tournament_ratings_and_replay(served: tuple[ArenaProcess, str]) -> None:
+    server, token = served
+    env = {"ARENA_SERVER": server.address, "ARENA_TOKEN": token}
+    run = arena_cli(
+        "tournament", "run", "alpha", "beta", "--games", "1", "--seed", "5", "--json", env=env
+    )
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["tournament"]["done"] == report["tournament"]["total"] == 2
+    assert report["tournament"]["status"] == "finished"
+    assert {r["bot"] for r in report["leaderboard"]} == {"alpha", "beta"}
+    assert report["head_to_head"][0]["matches"] == 2
+
+    ratings = arena_cli("ratings", "--server", server.address, "--json")
+    assert ratings.returncode == 0, ratings.stderr
+    rows = json.loads(ratings.stdout)
+    assert rows and all(list(r) == list(LEADERBOARD_KEYS) for r in rows)
+    table = arena_cli("ratings", "--server", server.address)
+    assert table.stdout.splitlines()[0].split()[:3] == ["rank", "bot", "version"]
+
+    with ArenaClient(server.address) as client:
+        match_id = client.list_matches(page_size=1).matches[0].id
+    shown = arena_cli("replay", match_id, "--server", server.address, "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)
+    text = arena_cli("replay", match_id, "--server", server.address)
+    assert text.returncode == 0 and match_id in text.stdout
+
+    unauth = arena_cli("tournament", "run", "alpha", "beta", "--server", server.address)
+    assert unauth.returncode == 2 and "UNAUTHENTICATED" in unauth.stderr
+
+
+@pytest.mark.slow
+def test_sigterm_mid_tournament_leaves_nothing_half_written(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    token = make_token(db, "organiser")
+    server = ArenaProcess(db, "--shutdown-grace", "0")
+    with ArenaClient(server.address, token=token) as client:
+        for name in ("alpha", "beta"):
+            client.submit_bot(bot_copy(tmp_path, name, extra=name))
+        started = client.start_tournament(
+            ["alpha", "beta"], games=3, concurrency=2, seed=3, move_timeout_ms=5000,
+            rules=ruleset_to_pb(RuleSet(target_score=200, max_hands=20)),
+        )  # fmt: skip
+        watch = client.watch_tournament(started.id)
+        for event in watch:
+            if event.HasField("match"):
+                break
+        assert server.stop(signal.SIGTERM, timeout=120) == 0, "".join(server.lines)
+        # The stream ends with the tournament interrupted (or, if it was that quick, finished).
+        rest = list(watch)
+    assert rest and rest[-1].tournament.state in (
+        pb.TOURNAMENT_STATE_INTERRUPTED, pb.TOURNAMENT_STATE_FINISHED,
+    )  # fmt: skip
+
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with Store.open(str(db)) as store:
+        info = store.get_tournament(started.id)
+        games = store.tournament_games(started.id)
+        matches = store.list_matches(tournament_id=started.id)
+    done = [g for g in games if g.status is GameStatus.DONE]
+    finished = [m for m in matches if m.termination.value != "aborted"]
+    aborted = [m for m in matches if m.termination.value == "aborted"]
+    # Every finished match settled its game, every settled game has its match, once.
+    assert sorted(g.match_id for g in done) == sorted(m.match_id for m in finished)
+    # A match cut short was recorded as aborted, unrated, and its game is still to play.
+    assert all(not m.rated for m in aborted)
+    pending_ids = {g.id for g in games if g.status is GameStatus.PENDING}
+    assert all(m.tournament_game_id in pending_ids for m in aborted)
+    assert info.games_done == len(done) < 6
+    assert info.status is TournamentStatus.RUNNING
+    assert aborted, "with --shutdown-grace 0 the match in play is aborted and recorded"
+
+    resumed = arena_cli("tournament", "resume", str(started.id), "--db", str(db), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["tournament"]["done"] == 6
+    with Store.open(str(db)) as store:
+        assert store.get_tournament(started.id).status is TournamentStatus.FINISHED
+        replayed = {m.match_id for m in store.list_matches(tournament_id=started.id)}
+    assert {m.match_id for m in aborted} <= replayed  # the aborted attempts stay on record
