@@ -15,7 +15,10 @@ $(VENV)/.installed: pyproject.toml
 $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json
 	cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error
 
-setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json
+proto/node_modules/.package-lock.json: proto/package.json proto/package-lock.json
+	cd proto && npm ci --no-audit --no-fund --loglevel=error
+
+setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json proto/node_modules/.package-lock.json
 
 demo: setup
 	$(VENV)/bin/arena demo
@@ -35,9 +38,10 @@ bench: setup
 lint: setup
 	$(VENV)/bin/ruff check arena tests sample_bots proto
 	$(PY) proto/generate.py --check
+	proto/node_modules/.bin/buf lint proto
 
 proto: $(VENV)/.installed
 	$(PY) proto/generate.py
 
 clean:
-	rm -rf $(VENV) $(NODE_BOT)/node_modules .pytest_cache
+	rm -rf $(VENV) $(NODE_BOT)/node_modules proto/node_modules .pytest_cache

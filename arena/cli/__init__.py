@@ -11,6 +11,15 @@ import sys
 import typer
 
 from arena.cli import bench
+from arena.cli import bot as bot_cli
+from arena.cli import db as db_cli
+from arena.cli import demo as demo_cli
+from arena.cli import match as match_cli
+from arena.cli import ratings as ratings_cli
+from arena.cli import replay as replay_cli
+from arena.cli import serve as serve_cli
+from arena.cli import token as token_cli
+from arena.cli import tournament as tournament_cli
 
 app = typer.Typer(
     name="arena",
@@ -20,6 +29,15 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(bench.app, name="bench")
+app.command("match")(match_cli.match)
+app.command("replay")(replay_cli.replay)
+app.add_typer(db_cli.app, name="db")
+app.command("ratings")(ratings_cli.ratings)
+app.command("serve")(serve_cli.serve)
+app.add_typer(bot_cli.app, name="bot")
+app.add_typer(token_cli.app, name="token")
+app.add_typer(tournament_cli.app, name="tournament")
+app.command("demo")(demo_cli.demo)
 
 
 def main() -> None:

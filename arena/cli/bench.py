@@ -5,3 +5,146 @@ from __future__ import annotations
 import typer
 
 app = typer.Typer(help="Benchmarks: print measured figures.", no_args_is_help=True)
+
+
+@app.command("engine")
+def engine(
+    seconds: float = typer.Option(5.0, "--seconds", help="Time to measure (each side)."),
+    seed: int = typer.Option(0, "--seed", help="First match seed and the players' RNG seed."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    compare_openspiel: bool = typer.Option(
+        False, "--compare-openspiel", help="Also time OpenSpiel's spades in the same run."
+    ),
+) -> None:
+    """Random legal self-play through the engine's API: decisions and hands per second."""
+    import json
+
+    from arena.bench.engine import describe, measure
+
+    result = measure(seconds=seconds, seed=seed, compare_openspiel=compare_openspiel)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
+@app.command("store")
+def store(
+    matches: int = typer.Option(20, "--matches", help="Matches of each kind to record."),
+    seed: int = typer.Option(1, "--seed", help="First match seed."),
+    db: str | None = typer.Option(
+        None, "--db", help="Also record into this (scratch) database; PostgreSQL sizes too."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Bytes a recorded match takes: the decision record and the row, SQLite and PostgreSQL."""
+    import json
+
+    from arena.bench.store_footprint import describe, measure
+
+    result = measure(matches=matches, seed=seed, db=db)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
+@app.command("bots")
+def bots(
+    bot_a: str = typer.Argument(..., help="A Python SDK bot directory: sample_bots/heuristic."),
+    bot_b: str = typer.Argument(..., help="Its opponent's directory (e.g. sample_bots/random)."),
+    pairs: int = typer.Option(100, "--pairs", help="Duplicate pairs: each seed played twice."),
+    first_seed: int = typer.Option(0, "--first-seed", help="The first deal seed."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Bot A against bot B in-process over duplicate pairs: wins, losses, scores."""
+    import json
+
+    from arena.bench.sample_bots import describe, measure
+
+    result = measure(bot_a, bot_b, pairs=pairs, first_seed=first_seed)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
+@app.command("protocol")
+def protocol(
+    matches: int = typer.Option(20, "--matches", help="Random matches whose decisions to time."),
+    seed: int = typer.Option(0, "--seed", help="First match seed."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Cost of building (and serializing) one decision request from an observation."""
+    import json
+
+    from arena.bench.protocol import describe, measure
+
+    result = measure(matches=matches, seed=seed)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
+@app.command("transport")
+def transport(
+    concurrency: int = typer.Option(1, "--concurrency", "-k", help="Concurrent callers."),
+    seconds: float = typer.Option(5.0, "--seconds", help="Time to measure."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Raw gRPC unary calls per second to two bot processes (the referee's baseline)."""
+    import json
+
+    from arena.bench.transport import describe, measure
+
+    result = measure(concurrency=concurrency, seconds=seconds)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
+@app.command("referee")
+def referee(
+    concurrency: int = typer.Option(1, "--concurrency", "-k", help="Matches at once."),
+    seconds: float | None = typer.Option(
+        None, "--seconds", help="Time to measure (default 5 s unless --matches)."
+    ),
+    matches: int | None = typer.Option(None, "--matches", help="Play this many matches."),
+    compare: bool = typer.Option(
+        False, "--compare", help="Also measure the raw transport in the same run; print the ratio."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Bot decisions per second through the referee, K matches at once between two fast bots."""
+    import json
+
+    from arena.bench.referee import describe, measure
+
+    if seconds is not None and matches is not None:
+        raise typer.BadParameter("give --seconds or --matches, not both")
+    if seconds is None and matches is None:
+        seconds = 5.0
+    result = measure(concurrency=concurrency, seconds=seconds, matches=matches, compare=compare)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
+@app.command("tournament")
+def tournament(
+    games: int = typer.Option(1, "--games", "-n", help="Deal seeds per pair (both seatings)."),
+    seed: int = typer.Option(1, "--seed", help="Tournament seed (--ordering: the first)."),
+    concurrency: list[int] = typer.Option(  # noqa: B008 - typer's declaration style
+        [1, 2, 4], "--concurrency", "-k", help="Matches at once; repeat for several runs."
+    ),
+    ordering: bool = typer.Option(
+        False,
+        "--ordering",
+        help="Instead: matches the leaderboard needs to order heuristic > cautious > random, "
+        "duplicate against independent deals.",
+    ),
+    rounds: int = typer.Option(8, "--rounds", help="--ordering: deal seeds per pair."),
+    tournaments: int = typer.Option(6, "--tournaments", help="--ordering: seeds to repeat on."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """A round robin of four sample bots at K = 1, 2, 4: matches/s and the arena's CPU/match."""
+    import json
+
+    from arena.bench import tournament as bench_tournament
+
+    if ordering:
+        # One round robin after another, each at K = 2 (or the one K given with -k).
+        k = concurrency[0] if len(concurrency) == 1 else 2
+        result = bench_tournament.measure_ordering(
+            rounds=rounds, tournaments=tournaments, first_seed=seed, concurrency=k
+        )
+        text = bench_tournament.describe_ordering
+    else:
+        result = bench_tournament.measure(concurrency=concurrency, games=games, seed=seed)
+        text = bench_tournament.describe
+    typer.echo(json.dumps(result) if json_output else text(result))
