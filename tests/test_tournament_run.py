@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -300,3 +301,17 @@ def test_tournament_standings_of_a_fresh_tournament_are_empty(sqlite_url: str) -
     assert config.names == ["random", "heuristic", "cautious"]
     assert all(r.matches == 0 and r.mu == 25.0 for r in standings.leaderboard)
     assert os.path.isdir(config.entrants[0].source)
+
+
+@pytest.mark.slow
+def test_demo_plays_the_sample_bots(sqlite_url: str) -> None:
+    out = arena_json("demo", "-n", "1", "--db", sqlite_url)
+    t = out["tournament"]
+    names = {b["name"] for b in t["bots"]}
+    assert {"random", "heuristic", "cautious"} <= names
+    node_ready = (SAMPLES / "node_random" / "node_modules").is_dir() and shutil.which("node")
+    assert ("node_random" in names) == bool(node_ready)
+    n = len(names)
+    assert (t["status"], t["done"], t["total"]) == ("finished", n * (n - 1), n * (n - 1))
+    assert t["rules"]["max_hands"] == 50
+    assert out["leaderboard"][0]["bot"] in ("heuristic", "cautious")

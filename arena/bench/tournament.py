@@ -216,6 +216,7 @@ def measure_ordering(
         for mode in (DealMode.DUPLICATE, DealMode.INDEPENDENT):
             needed_all: list[int | None] = []
             right_all: list[list[bool]] = []
+            final_orders: list[list[str]] = []
             for seed in out["tournament_seeds"]:
                 tid = create_tournament(
                     store,
@@ -229,6 +230,7 @@ def measure_ordering(
                 needed, right = matches_needed(records, config.names, expected, rater)
                 needed_all.append(needed)
                 right_all.append(right)
+                final_orders.append(_order_at(records, config.names, rater))
             settled = sorted(n for n in needed_all if n is not None)
             out["modes"][mode.value] = {
                 "matches_needed": needed_all,
@@ -239,6 +241,7 @@ def measure_ordering(
                     round(statistics.mean(settled), 1) if settled else None
                 ),
                 "wrong_at_end": sum(1 for n in needed_all if n is None),
+                "final_orders": final_orders,
                 "share_right_by_matches": {
                     str(2 * (i + 1)): round(sum(r[i] for r in right_all) / len(right_all), 3)
                     for i in range(len(right_all[0]))
