@@ -11,6 +11,8 @@ documentation, "Serializable isolation / Savepoints / Transactional DDL"), wait 
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +92,7 @@ def _configure_sqlite(engine: Engine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("PRAGMA journal_mode=WAL")
+            _enter_wal_mode(cursor)
             cursor.execute("PRAGMA foreign_keys=ON")
         finally:
             cursor.close()
@@ -99,3 +101,23 @@ def _configure_sqlite(engine: Engine) -> None:
     def on_begin(conn: Connection) -> None:
         immediate = conn.get_execution_options().get(WRITE, False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def _enter_wal_mode(cursor: Any) -> None:
+    """Switch the file to WAL mode, waiting out another process doing the same.
+
+    Switching a new file's journal mode needs an exclusive lock, and SQLite answers "database is
+    locked" at once, without its busy handler, when two processes switch at the same moment (two
+    arenas opening one new database). Once a file is in WAL mode the switch is a no-op.
+    """
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
