@@ -54,6 +54,14 @@ def _bad(*entries: Callable[[tarfile.TarFile], None]) -> bytes:
     return make_tar(add)
 
 
+def _huge_header(tar: tarfile.TarFile) -> None:
+    """A small file whose PAX header alone unpacks to 2 MiB: no declared size gives it away."""
+    info = tarfile.TarInfo("small.txt")
+    info.size = 1
+    info.pax_headers = {"comment": "A" * (2 * 1024 * 1024)}
+    tar.addfile(info, io.BytesIO(b"x"))
+
+
 def _zeros(tar: tarfile.TarFile) -> None:
     info = tarfile.TarInfo("zeros.bin")
     info.size = 4 * 1024 * 1024
@@ -102,11 +110,21 @@ BAD_ARCHIVES: dict[str, tuple[bytes, str]] = {
     "device file": (_bad(lambda t: add_special(t, "dev", tarfile.CHRTYPE)), "device file"),
     "fifo": (_bad(lambda t: add_special(t, "fifo", tarfile.FIFOTYPE)), "device file or FIFO"),
     "duplicate entry": (_bad(lambda t: add_file(t, "bot.toml")), "appears twice"),
+    "file where a folder is": (
+        _bad(lambda t: add_file(t, "a/b"), lambda t: add_file(t, "a")),
+        "entry 'a' cannot be unpacked",
+    ),
+    "name too long": (_bad(lambda t: add_file(t, "n" * 300)), "cannot be unpacked"),
+    "link name too long": (
+        _bad(lambda t: add_special(t, "l" * 300, tarfile.SYMTYPE, "bot.toml")),
+        "cannot be unpacked",
+    ),
     "too many entries": (
         _bad(*[lambda t, i=i: add_file(t, f"f{i}") for i in range(60)]),
         "more than 50 entries",
     ),
     "unpacks too big": (_bad(_zeros), "more than 1048576 bytes"),
+    "gzip bomb in a header": (_bad(_huge_header), "a gzip bomb?"),
     "archive too big": (os.urandom(600 * 1024), "more than the limit of 524288 bytes"),
     "not gzip": (b"PK\x03\x04 this is a zip file", "not a gzip-compressed tar archive"),
     "not tar": (gzip.compress(b"hello, not a tar archive" * 40), "truncated or corrupt"),

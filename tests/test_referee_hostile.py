@@ -41,6 +41,8 @@ CASES: dict[str, tuple[Termination, tuple[str, ...]]] = {
     "missing": (Termination.FORFEIT_MALFORMED_ANSWER, ("PlayResponse.card is not set",)),
     "garbage": (Termination.FORFEIT_MALFORMED_ANSWER, ("malformed Draw answer",)),
     "error": (Termination.FORFEIT_ERROR_STATUS, ("status INTERNAL",)),
+    # A status that a lost connection also gives: the bot still answers its health check.
+    "unavailable": (Termination.FORFEIT_ERROR_STATUS, ("status UNAVAILABLE",)),
     "error_start": (Termination.FORFEIT_ERROR_STATUS, ("StartMatch", "PERMISSION_DENIED")),
     "crash": (Termination.FORFEIT_CRASH, ("its process has exited (exit code 3)",)),
     "close": (Termination.FORFEIT_CRASH, ("the connection was lost",)),

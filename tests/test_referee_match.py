@@ -67,7 +67,15 @@ def test_clean_match_replays_to_the_same_hands(
     random_bot: RunningBot, fast_bot: RunningBot
 ) -> None:
     hands: list[HandResult] = []
-    result = play_match((random_bot, fast_bot), seed=17, rules=SHORT, on_hand=hands.append)
+    # A fixed match id: the seeded random bot derives its choices from it, so the match is
+    # the same on every run.
+    result = play_match(
+        (random_bot, fast_bot),
+        seed=17,
+        rules=SHORT,
+        match_id="replay-same-hands",
+        on_hand=hands.append,
+    )
     assert_clean(result)
     assert result.players == ("random", "first_legal")
     assert result.hands_played == len(hands) >= 1
@@ -217,3 +225,45 @@ def test_substitutes_come_from_the_match_seed(
     assert a.faults == b.faults == ((0, 1) if kind == "forfeit" else (0, 4))
     strip = [replace(d, elapsed_us=0) for d in a.decisions if d.seat == 1]
     assert strip == [replace(d, elapsed_us=0) for d in b.decisions if d.seat == 1]
+
+
+def test_a_fault_on_end_hand_forfeits_only_while_the_match_is_undecided(
+    fast_bot: RunningBot, tmp_path: Path
+) -> None:
+    """An error status on EndHand forfeits mid-match; on the last hand's EndHand the result is
+    already decided: the fault is counted and shown, the result stands, the record replays."""
+    with start_hostile(tmp_path, "error_end_hand") as bot:
+        mid = play_match((bot, fast_bot), seed=6, rules=RuleSet(max_hands=2))
+        last = play_match((bot, fast_bot), seed=6, rules=RuleSet(max_hands=1))
+    assert mid.termination is Termination.FORFEIT_ERROR_STATUS
+    assert (mid.winner, mid.faults, mid.hands_played) == (1, (1, 0), 1)
+    assert "EndHand" in mid.detail
+    assert verify(mid)
+    assert last.termination is Termination.HAND_LIMIT
+    assert last.hands_played == 1 and last.faults == (1, 0)
+    assert "EndHand" in last.detail and "INTERNAL" in last.detail
+    assert "random legal action" not in last.detail
+    rebuilt = verify(last)
+    assert rebuilt.outcome is not None and rebuilt.outcome.winner == last.winner
+
+
+def test_a_bot_whose_channel_was_closed_by_a_restart_has_crashed(fast_bot: RunningBot) -> None:
+    """A dead bot's connection closed by the arena (a tournament restarting it) is the bot's
+    crash, not an arena abort: the match must not stay unsettled."""
+    manifest = load_manifest(RANDOM_BOT)
+    dead = start_bot(manifest)
+    dead.stop()
+    assert not dead.alive()
+    result = play_match((fast_bot, dead), seed=4, rules=SHORT)
+    assert result.termination is Termination.FORFEIT_CRASH, result.detail
+    assert (result.winner, result.faults) == (0, (0, 1))
+    assert "before the match began" in result.detail
+    # The same in the middle of a match: the bot dies and its channel is closed after hand 1.
+    dying = start_bot(manifest)
+    result = play_match(
+        (dying, fast_bot), seed=4, rules=SHORT, on_hand=lambda hand: dying.stop()
+    )
+    assert result.termination is Termination.FORFEIT_CRASH, result.detail
+    assert (result.winner, result.faults, result.hands_played) == (1, (1, 0), 1)
+    assert "before EndHand" in result.detail
+    assert verify(result)

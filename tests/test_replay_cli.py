@@ -139,3 +139,11 @@ def test_a_dead_bot_is_noticed_at_once() -> None:
         elapsed = time.monotonic() - t0
     assert result.termination is Termination.FORFEIT_CRASH
     assert elapsed < 2.0
+
+
+def test_a_crash_is_told_with_its_exit_code() -> None:
+    data = json.loads(
+        arena("match", str(BOTS / "hostile_crash"), RANDOM, "--seed", "3", "--no-record", "--json")
+    )
+    assert data["termination"] == "forfeit_crash" and data["winner"] == 1
+    assert "seat 0 (hostile_crash@1.0): its process has exited (exit code 3)" in data["detail"]

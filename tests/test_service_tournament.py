@@ -124,11 +124,13 @@ def test_cli_tournament_ratings_and_replay(served: tuple[ArenaProcess, str]) -> 
     server, token = served
     env = {"ARENA_SERVER": server.address, "ARENA_TOKEN": token}
     run = arena_cli(
-        "tournament", "run", "alpha", "beta", "--games", "1", "--seed", "5", "--json", env=env
-    )
+        "tournament", "run", "alpha", "beta", "--games", "1", "--seed", "5", "--max-hands", "3",
+        "--json", env=env,
+    )  # fmt: skip
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["tournament"]["done"] == report["tournament"]["total"] == 2
+    assert report["tournament"]["rules"]["max_hands"] == 3  # the options reach the server
     assert report["tournament"]["status"] == "finished"
     assert {r["bot"] for r in report["leaderboard"]} == {"alpha", "beta"}
     assert report["head_to_head"][0]["matches"] == 2
@@ -201,3 +203,23 @@ def test_sigterm_mid_tournament_leaves_nothing_half_written(tmp_path: Path) -> N
         assert store.get_tournament(started.id).status is TournamentStatus.FINISHED
         replayed = {m.match_id for m in store.list_matches(tournament_id=started.id)}
     assert {m.match_id for m in aborted} <= replayed  # the aborted attempts stay on record
+
+
+def test_a_server_takes_bot_names_never_its_own_directories(
+    tmp_path: Path, sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name a client sends is a submitted (or sample) bot, even where the server's working
+    directory holds a bot folder of that name: nothing of the server's disk becomes a bot."""
+    from arena.errors import ArenaError
+    from arena.service.tournaments import TournamentManager
+
+    bot_copy(tmp_path, "sneaky")
+    monkeypatch.chdir(tmp_path)
+    with Store.open(sqlite_url) as store:
+        manager = TournamentManager(store)
+        try:
+            with pytest.raises(ArenaError, match="unknown bot 'sneaky'"):
+                manager.start(pb.StartTournamentRequest(bots=["sneaky", "random"], games=1))
+        finally:
+            manager.shutdown(grace_s=0)
+        assert store.list_tournaments() == [] and store.list_bots() == []

@@ -187,6 +187,7 @@ def test_a_bot_that_cannot_start_is_named_with_why(sqlite_url: str) -> None:
     # Which bot and why, as it happens (on stderr off a terminal), then in the fault table.
     assert "arena: bot runtime_missing_command cannot play: " in done.stderr
     assert "arena-no-such-bot-program" in done.stderr
+    assert "matches/s" not in done.stdout + done.stderr, "no progress bar off a terminal"
     fault_table = done.stdout.split("Faults")[1]
     assert re.search(r"runtime_missing_command\s+2\s+2", fault_table), fault_table
     assert "no start" in fault_table
@@ -202,6 +203,7 @@ def test_a_bot_that_keeps_crashing_is_restarted_a_few_times(sqlite_url: str) -> 
     gave_up = [m for m in matches if m.termination is Termination.FORFEIT_NO_START]
     # The first process and each restart crash once; after that its matches are forfeits.
     assert len(crashed) == 1 + MAX_RESTARTS
+    assert all("its process has exited (exit code 3)" in m.detail for m in crashed)
     assert len(gave_up) == 8 - len(crashed)
     assert all("not restarted again" in m.detail for m in gave_up)
     assert all(m.players[m.winner].startswith("random") for m in matches if m.winner is not None)

@@ -88,18 +88,6 @@ def _start(spec: BotSpec, stack: ExitStack, startup_timeout: float | None) -> An
     return stack.enter_context(start_bot(manifest, **kwargs))
 
 
-class _Named:
-    """A running bot under the name the record should show (``name@version``)."""
-
-    def __init__(self, bot: Any, name: str) -> None:
-        self._bot = bot
-        self.name = name
-        self.channel = bot.channel
-
-    def alive(self) -> bool:
-        return bool(self._bot.alive())
-
-
 def play(
     refs: tuple[str, str],
     *,
@@ -112,6 +100,8 @@ def play(
     startup_timeout: float | None = None,
 ) -> tuple[MatchResult, Any]:
     """Resolve, start, play, stop, record; the result and the store's record (or None)."""
+    from arena.tournament.workers import SeatBot
+
     with ExitStack() as stack:
         store = None
         data_dir = None
@@ -128,7 +118,8 @@ def play(
         with ExitStack() as bots:
             for seat, spec in enumerate(specs):
                 try:
-                    running.append(_Named(_start(spec, bots, startup_timeout), names[seat]))
+                    # Under the name the record shows (``name@version``).
+                    running.append(SeatBot(names[seat], _start(spec, bots, startup_timeout)))
                 except ArenaError as exc:
                     running.append(None)
                     failures.append(f"seat {seat} ({names[seat]}): did not start: {exc}")

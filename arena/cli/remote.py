@@ -87,6 +87,7 @@ def tournament_run(
     time_bank_ms: int,
     policy: str,
     max_faults: int,
+    max_hands: int,
     deals: str,
     as_json: bool,
 ) -> None:
@@ -101,6 +102,8 @@ def tournament_run(
 
     from arena._gen.arena.v1 import arena_pb2 as pb
     from arena.cli.tournament import report
+    from arena.protocol import ruleset_to_pb
+    from arena.rules.ruleset import RuleSet
     from arena.service.convert import DEALS
     from arena.tournament import GameRecord, TerminalReporter
     from arena.tournament.progress import QuietReporter
@@ -119,6 +122,7 @@ def tournament_run(
             time_bank_ms=time_bank_ms,
             policy=policy,
             max_faults=max_faults,
+            rules=ruleset_to_pb(RuleSet(max_hands=max_hands)),
             deals=DEALS.get(deals, pb.DEAL_MODE_UNSPECIFIED),
         )
         if not as_json:
@@ -172,6 +176,7 @@ def report_parts(t: Any) -> tuple[Any, Any, Any]:
     from types import SimpleNamespace
 
     from arena._gen.arena.v1 import arena_pb2 as pb
+    from arena.protocol import ruleset_from_pb
     from arena.referee import ClockConfig, FaultPolicy
     from arena.service.convert import deals_from_pb, policy_from_pb, standings_from_pb
     from arena.store import TournamentStatus
@@ -192,5 +197,6 @@ def report_parts(t: Any) -> tuple[Any, Any, Any]:
         clock=ClockConfig(t.move_timeout_ms or 1000, t.time_bank_ms),
         policy=FaultPolicy(policy_from_pb(t.policy) or "forfeit", t.max_faults or 3),  # type: ignore[arg-type]
         entrants=[SimpleNamespace(name=e.bot, version=e.version, source="") for e in t.entrants],
+        rules=ruleset_from_pb(t.rules) if t.HasField("rules") else None,
     )
     return info, config, standings_from_pb(t.standings, t.matches_done, t.matches_total)

@@ -95,7 +95,7 @@ def run(
         remote.tournament_run(
             server, token, bots=list(bots or []), games=games, concurrency=concurrency,
             seed=seed, move_timeout_ms=move_timeout, time_bank_ms=time_bank, policy=policy,
-            max_faults=max_faults, deals=deals, as_json=as_json,
+            max_faults=max_faults, max_hands=max_hands, deals=deals, as_json=as_json,
         )  # fmt: skip
         return
     from arena.referee import FaultPolicy

@@ -114,6 +114,14 @@ class _Seat:
         self.clock = SeatClock(clock)
         self.faults = 0
         self.dead = False
+        if not self.is_alive():
+            # A bot already dead (and perhaps already stopped, its channel closed: grpc crashes
+            # the process when asked for a registered call on a closed channel) is not called.
+            self.dead = True
+            self.calls = {}
+            self.notices = {}
+            self.health = None
+            return
         channel: grpc.Channel = bot.channel
         # Requests go out serialized (so the clock runs from the call alone) and answers come
         # back as bytes: a body that does not parse is the bot's malformed answer, not a
@@ -139,16 +147,15 @@ class _Seat:
 
     def rpc_fault(self, rpc: str, exc: grpc.RpcError, elapsed_ns: int, limit_ns: int) -> _Fault:
         """Classify a failed call. A dead process or a lost connection is a crash whatever the
-        status said; a call cancelled by the bot's side is one when the bot cannot be reached
-        any more (a server shutting down cancels the calls it was serving)."""
+        status said; a call cancelled or UNAVAILABLE is one when the bot cannot be reached any
+        more (a server shutting down cancels the calls it was serving), and otherwise the
+        bot's own status (a handler may answer UNAVAILABLE and go on serving)."""
         code = exc.code() if isinstance(exc, grpc.Call) else None
         details = (exc.details() if isinstance(exc, grpc.Call) else None) or ""
         alive = self.is_alive()
-        if alive and code is _CANCELLED:
+        if alive and (code is _CANCELLED or code is _UNAVAILABLE):
             alive = self.reachable()
-            if not alive:
-                return self.crash(rpc, code, details)
-        if code is _UNAVAILABLE or not alive:
+        if not alive:
             return self.crash(rpc, code, details)
         if code is _DEADLINE and elapsed_ns >= limit_ns:
             return _Fault(
@@ -169,15 +176,27 @@ class _Seat:
             time.sleep(0.005)
             alive = self.is_alive()
         self.dead = True
-        if alive:
-            why = "the connection was lost"
-        else:
-            returncode = getattr(self.bot, "returncode", None)
-            why = "its process has exited" + (
-                f" ({_exit_text(returncode)})" if isinstance(returncode, int) else ""
-            )
+        why = "the connection was lost" if alive else self.exited()
         return _Fault(
             FaultKind.CRASH, f"{self.label}: {why} during {rpc} ({_status_text(code, details)})"
+        )
+
+    def exited(self) -> str:
+        returncode = getattr(self.bot, "returncode", None)
+        return "its process has exited" + (
+            f" ({_exit_text(returncode)})" if isinstance(returncode, int) else ""
+        )
+
+    def closed(self, rpc: str) -> _Fault | None:
+        """The fault of a call refused because the arena closed the channel: the bot's crash
+        when its process is gone (a tournament restarting a dead bot closes its old channel),
+        None when the arena closed the connection of a living bot."""
+        if self.is_alive():
+            return None
+        self.dead = True
+        return _Fault(
+            FaultKind.CRASH,
+            f"{self.label}: {self.exited()} before {rpc} (its connection is closed)",
         )
 
     def reachable(self) -> bool:
@@ -267,7 +286,17 @@ class _Referee:
 
     def run(self) -> MatchResult:
         try:
-            ended = self._notify_start()
+            ended = None
+            for seat in self.seats:
+                if seat.dead:
+                    fault = _Fault(
+                        FaultKind.CRASH,
+                        f"{seat.label}: {seat.exited()} before the match began",
+                    )
+                    ended = self._fault(seat, fault)
+                    break
+            if ended is None:
+                ended = self._notify_start()
             if ended is None:
                 ended = self._play()
         except BaseException:
@@ -306,7 +335,10 @@ class _Referee:
                 clock.charge(elapsed)
                 fault = seat.rpc_fault(rpc, exc, elapsed, limit_ns)
             except ValueError:  # grpc: "Cannot invoke RPC on closed channel!"
-                return None, Termination.ABORTED, _closed_by_arena(seat)
+                closed = seat.closed(rpc)
+                if closed is None:
+                    return None, Termination.ABORTED, _closed_by_arena(seat)
+                return self._fault(seat, closed)
             else:
                 elapsed = perf_counter_ns() - t0
                 if clock.charge(elapsed):
@@ -355,42 +387,61 @@ class _Referee:
         )
         return outcome.winner, termination, ""
 
-    def _fault(self, seat: _Seat, fault: _Fault) -> tuple[int | None, Termination, str] | None:
-        """Count a fault; the end of the match if it forfeits, None to substitute and go on."""
+    def _fault(
+        self,
+        seat: _Seat,
+        fault: _Fault,
+        then: str = "a random legal action was played instead",
+    ) -> tuple[int | None, Termination, str] | None:
+        """Count a fault; the end of the match if it forfeits, None to go on (``then`` says
+        how: a substitute for a decision, nothing for a notice)."""
         seat.faults += 1
         if fault.kind is FaultKind.CRASH or self.policy.forfeits(seat.faults):
             detail = fault.detail
             if self.policy.kind == "substitute" and fault.kind is not FaultKind.CRASH:
                 detail = f"{detail} (fault {seat.faults} of at most {self.policy.max_faults})"
             return 1 - seat.index, fault.kind.termination, detail
-        self.fault_notes.append(
-            f"{fault.detail} (fault {seat.faults}, a random legal action was played instead)"
-        )
+        self.fault_notes.append(f"{fault.detail} (fault {seat.faults}, {then})")
         return None
 
     # -- notices --------------------------------------------------------------------------
 
     def _notify(
-        self, name: str, requests: tuple[Any, Any]
+        self, name: str, requests: tuple[Any, Any], decided: bool = False
     ) -> tuple[int | None, Termination, str] | None:
         """Send a notice to seat 0, then seat 1; judge timeouts, error statuses and crashes.
 
         One after the other rather than at once: a blocking call costs a round trip, a future
-        several (a thread and a rendezvous), and the order settles who faulted first."""
+        several (a thread and a rendezvous), and the order settles who faulted first. Once the
+        match is ``decided`` (the last hand's EndHand) a fault is counted and told, but cannot
+        forfeit a result the cards have already settled."""
         limit_ns = self.clock.move_time_ms * 1_000_000
         timeout = limit_ns / 1e9
         for seat, req in zip(self.seats, requests, strict=True):
+            if seat.dead:
+                continue  # a seat found dead has no calls to make (see _Seat)
             data = req.SerializeToString()
             t0 = perf_counter_ns()
+            fault: _Fault | None = None
             try:
                 seat.notices[name](data, timeout=timeout)
             except ValueError:
-                return None, Termination.ABORTED, _closed_by_arena(seat)
+                fault = seat.closed(name)
+                if fault is None:
+                    return None, Termination.ABORTED, _closed_by_arena(seat)
             except grpc.RpcError as exc:
                 fault = seat.rpc_fault(name, exc, perf_counter_ns() - t0, limit_ns)
-                ended = self._fault(seat, fault)
-                if ended is not None:
-                    return ended
+            if fault is None:
+                continue
+            if decided:
+                seat.faults += 1
+                self.fault_notes.append(
+                    f"{fault.detail} (fault {seat.faults}, after the match was decided)"
+                )
+                continue
+            ended = self._fault(seat, fault, "the match went on")
+            if ended is not None:
+                return ended
         return None
 
     def _notify_start(self) -> tuple[int | None, Termination, str] | None:
@@ -413,6 +464,7 @@ class _Referee:
                 end_hand_request(self.match_id, 0, result),
                 end_hand_request(self.match_id, 1, result),
             ),
+            decided=self.match.is_over,
         )
 
     def _send_end_match(self, winner: int | None, termination: Termination, detail: str) -> None:

@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termination
+from arena.referee.record import (
+    DecisionRecord,
+    FaultKind,
+    MatchResult,
+    Termination,
+    result_to_dict,
+)
 from arena.rules import ENGINE_VERSION, Match
 from arena.rules.cards import card_name, format_cards
 from arena.rules.decisions import Decision
@@ -345,17 +351,7 @@ def replay_to_dict(result: MatchResult) -> dict[str, Any]:
                 },
             }
         )
-    return {
-        "match_id": result.match_id,
-        "players": list(result.players),
-        "winner": result.winner,
-        "scores": list(result.scores),
-        "hands_played": result.hands_played,
-        "termination": result.termination.value,
-        "faults": list(result.faults),
-        "detail": result.detail,
-        "seed": result.seed,
-        "rules": result.rules.to_dict(),
-        "engine_version": result.engine_version,
-        "hands": hands,
-    }
+    summary = result_to_dict(result)
+    for key in ("started_at", "finished_at", "decisions"):
+        del summary[key]
+    return summary | {"hands": hands}

@@ -213,9 +213,11 @@ def unpack_archive(data: bytes, dest: Path, limits: ArchiveLimits) -> UnpackedAr
     links: dict[tuple[str, ...], str] = {}
     files = dirs = 0
     total = 0
+    entry = ""
     try:
         with tarfile.open(fileobj=reader, mode="r|") as tar:
             for count, member in enumerate(tar, start=1):
+                entry = member.name
                 if count > limits.max_entries:
                     raise ArchiveError(
                         f"the archive has more than {limits.max_entries} entries, the limit"
@@ -267,6 +269,8 @@ def unpack_archive(data: bytes, dest: Path, limits: ArchiveLimits) -> UnpackedAr
                     )
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise ArchiveError(f"the archive is truncated or corrupt: {exc}") from None
+    except OSError as exc:
+        raise _unpacking_error(entry, exc) from None
     link_keys = set(links)
     parents = {parts[:i] for parts in seen for i in range(1, len(parts))}
     for parts, target in sorted(links.items()):
@@ -279,10 +283,19 @@ def unpack_archive(data: bytes, dest: Path, limits: ArchiveLimits) -> UnpackedAr
             raise ArchiveError(f"entry {'/'.join(parts)!r} {problem}")
     for parts, target in sorted(links.items()):
         link = dest.joinpath(*parts)
-        link.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-        os.symlink(target, link)
+        try:
+            link.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            os.symlink(target, link)
+        except OSError as exc:
+            raise _unpacking_error("/".join(parts), exc) from None
     _check_inside(dest)
     return UnpackedArchive(files, dirs, len(links), total)
+
+
+def _unpacking_error(entry: str, exc: OSError) -> ArchiveError:
+    """The file system refused an entry (a name too long, a file where the archive already
+    made a folder): the archive's fault, told without the server's paths."""
+    return ArchiveError(f"entry {entry!r} cannot be unpacked: {exc.strerror or exc}")
 
 
 def _write_file(tar: tarfile.TarFile, member: tarfile.TarInfo, path: Path) -> None:

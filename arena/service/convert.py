@@ -129,14 +129,7 @@ def deals_from_pb(value: int) -> str | None:
 
 def standings_to_pb(standings: Standings) -> pb.TournamentStandings:
     return pb.TournamentStandings(
-        leaderboard=[
-            pb.LeaderboardEntry(
-                rank=r.rank, bot=r.bot, version=r.version, mu=r.mu, sigma=r.sigma,
-                score=r.score, matches=r.matches, wins=r.wins, losses=r.losses, draws=r.draws,
-                faults=r.faults,
-            )
-            for r in standings.leaderboard
-        ],
+        leaderboard=[leaderboard_row_to_pb(r) for r in standings.leaderboard],
         head_to_head=[
             pb.HeadToHead(
                 bot_a=h.bot_a, bot_b=h.bot_b, matches=h.matches, wins_a=h.wins_a,
@@ -289,7 +282,8 @@ def match_result_from_pb(response: pb.GetMatchResponse) -> MatchResult:
 # -- leaderboard -------------------------------------------------------------------------------
 
 
-def leaderboard_row_to_pb(row: LeaderboardRow) -> pb.LeaderboardEntry:
+def leaderboard_row_to_pb(row: LeaderboardRow | BotStanding) -> pb.LeaderboardEntry:
+    """A row of the arena's leaderboard or of a tournament's: the same fields."""
     return pb.LeaderboardEntry(
         rank=row.rank,
         bot=row.bot,

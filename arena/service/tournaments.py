@@ -139,6 +139,7 @@ class TournamentManager:
             ),
             rules=rules,
             deals=DealMode(deals_from_pb(request.deals) or "duplicate"),
+            names_only=True,
         )
         tournament_id = create_tournament(self._store, settings)
         running = _Running(tournament_id)

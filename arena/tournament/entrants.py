@@ -87,10 +87,11 @@ def register_directory(store: Store, path: Path) -> Entrant:
     return Entrant(v.name, v.version_label, v.id, content_hash, source)
 
 
-def resolve_entrant(store: Store, spec: str) -> Entrant:
-    """A directory, a registered bot name (``name`` or ``name@version``), or a sample bot name."""
+def resolve_entrant(store: Store, spec: str, *, names_only: bool = False) -> Entrant:
+    """A directory, a registered bot name (``name`` or ``name@version``), or a sample bot name;
+    with ``names_only`` never a directory (a name sent to a server is not a path of its own)."""
     path = Path(spec).expanduser()
-    if path.is_dir():
+    if not names_only and path.is_dir():
         return register_directory(store, path)
     if "/" in spec or spec.startswith("."):
         raise ArenaError(f"bot directory {spec} does not exist")
@@ -109,8 +110,10 @@ def resolve_entrant(store: Store, spec: str) -> Entrant:
     return Entrant(v.name, v.version_label, v.id, v.content_hash, v.source)
 
 
-def resolve_entrants(store: Store, specs: Sequence[str]) -> list[Entrant]:
-    entrants = [resolve_entrant(store, spec) for spec in specs]
+def resolve_entrants(
+    store: Store, specs: Sequence[str], *, names_only: bool = False
+) -> list[Entrant]:
+    entrants = [resolve_entrant(store, spec, names_only=names_only) for spec in specs]
     seen: dict[str, str] = {}
     for spec, e in zip(specs, entrants, strict=True):
         if e.name in seen:

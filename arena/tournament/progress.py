@@ -1,7 +1,8 @@
 """How a running tournament shows itself: a progress bar and a live fault line on a terminal.
 
-The runner talks to a ``Reporter``; ``QuietReporter`` says nothing (output that is not a terminal,
-``--json``, benchmarks) and ``TerminalReporter`` draws with rich.
+The runner talks to a ``Reporter``, from its main thread only: ``TerminalReporter`` draws with
+rich; ``LineReporter`` (output that is not a terminal, ``--json``) only names a bot that cannot
+play, on stderr; ``QuietReporter`` (benchmarks, the library) says nothing.
 """
 
 from __future__ import annotations

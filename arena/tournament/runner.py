@@ -17,7 +17,6 @@ id, so a bot that seeds itself from the match id plays it as it would have.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import threading
 from collections.abc import Callable
@@ -73,6 +72,8 @@ class TournamentSettings:
     policy: FaultPolicy = field(default_factory=FaultPolicy)
     rules: RuleSet = field(default_factory=RuleSet)
     deals: DealMode = DealMode.DUPLICATE
+    names_only: bool = False
+    """Take ``bots`` as bot names only, never as directories (names sent to a server)."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ def create_tournament(store: Store, settings: TournamentSettings) -> int:
     clock = ClockConfig(
         DEFAULT_MOVE_TIMEOUT_MS if move_ms is None else move_ms, settings.time_bank_ms
     )
-    entrants = resolve_entrants(store, settings.bots)
+    entrants = resolve_entrants(store, settings.bots, names_only=settings.names_only)
     seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**31)
     config = TournamentConfig(
         entrants=entrants,
@@ -291,14 +292,11 @@ def _play_game(
     failed = [seat for seat in (0, 1) if isinstance(conns[seat], str)]
     if failed:
         detail = "; ".join(f"{names[s]} could not start: {conns[s]}" for s in failed)
-        result = unplayed_result(
-            names, seed=seed, forfeit_seat=failed[0], detail=detail, rules=config.rules,
-            match_id=mid,
+        # Neither started: a double forfeit, no winner, not rated, but the game is settled.
+        return unplayed_result(
+            names, seed=seed, forfeit_seat=failed[0] if len(failed) == 1 else None,
+            detail=detail, rules=config.rules, match_id=mid,
         )
-        if len(failed) == 2:
-            # Neither started: a double forfeit, no winner, not rated, but the game is settled.
-            result = dataclasses.replace(result, winner=None, faults=(1, 1))
-        return result
     return play_match(
         (conns[0], conns[1]),
         seed=seed,
@@ -332,17 +330,22 @@ def _record(
         return  # another arena process playing the same tournament got there first
     if result.termination is Termination.ABORTED:
         return
-    reporter.match_done(
-        GameRecord(
-            index=game.ordinal,
-            pair_id=game.pair_id if game.pair_id is not None else game.ordinal,
-            seats=(index_of[game.seat_versions[0]], index_of[game.seat_versions[1]]),
-            winner=result.winner,
-            scores=result.scores,
-            termination=result.termination.value,
-            faults=result.faults,
-            rated=recorded.rated,
-        )
+    reporter.match_done(_game_record(game, result, index_of, recorded.rated))
+
+
+def _game_record(
+    game: TournamentGameInfo, match: Any, index_of: dict[int, int], rated: bool
+) -> GameRecord:
+    """A scheduled game and its match (a ``MatchResult`` or the store's ``MatchSummary``)."""
+    return GameRecord(
+        index=game.ordinal,
+        pair_id=game.pair_id if game.pair_id is not None else game.ordinal,
+        seats=(index_of[game.seat_versions[0]], index_of[game.seat_versions[1]]),
+        winner=match.winner,
+        scores=match.scores,
+        termination=match.termination.value,
+        faults=match.faults,
+        rated=rated,
     )
 
 
@@ -368,18 +371,7 @@ def tournament_records(
         if g.status is not GameStatus.DONE or g.match_id is None:
             continue
         m = matches[g.match_id]
-        records.append(
-            GameRecord(
-                index=g.ordinal,
-                pair_id=g.pair_id if g.pair_id is not None else g.ordinal,
-                seats=(index_of[g.seat_versions[0]], index_of[g.seat_versions[1]]),
-                winner=m.winner,
-                scores=m.scores,
-                termination=m.termination.value,
-                faults=m.faults,
-                rated=m.rated,
-            )
-        )
+        records.append(_game_record(g, m, index_of, m.rated))
     return info, config, records, len(games)
 
 

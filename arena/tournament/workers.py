@@ -45,6 +45,11 @@ class SeatBot:
     def alive(self) -> bool:
         return bool(self._bot.alive())
 
+    @property
+    def returncode(self) -> int | None:
+        """How the process ended (the referee tells it in a crash's detail), None while it runs."""
+        return getattr(self._bot, "returncode", None)
+
 
 class BotPool:
     def __init__(

@@ -21,8 +21,10 @@ Modes:
   bid14, bid_neg  bid 14 or -1 (R-3.1)
   exchange4       declare Double Nil, then exchange four cards (R-3.4)
   error           fail a decision with status INTERNAL
+  unavailable     fail a decision with status UNAVAILABLE (and go on serving)
   error_start     fail StartMatch with status PERMISSION_DENIED
   sleep_start     sleep past the deadline on StartMatch
+  error_end_hand  fail every EndHand notice with status INTERNAL
   crash           exit the process in the middle of a decision
   close           stop the gRPC server (the process lives on)
   flood           write megabytes to stderr on every decision, and play well
@@ -84,6 +86,8 @@ def _misbehave(context: grpc.ServicerContext, request: Any) -> bytes | None:
         time.sleep(30)
     elif MODE == "error":
         context.abort(grpc.StatusCode.INTERNAL, "hostile bot: a deliberate error")
+    elif MODE == "unavailable":
+        context.abort(grpc.StatusCode.UNAVAILABLE, "hostile bot: busy, try later")
     elif MODE == "crash":
         os._exit(3)
     elif MODE == "garbage":
@@ -208,6 +212,12 @@ def notice(response: Any) -> Any:
     return handler
 
 
+def end_hand(request: pb.EndHandRequest, context: grpc.ServicerContext) -> Any:
+    if MODE == "error_end_hand":
+        context.abort(grpc.StatusCode.INTERNAL, "hostile bot: no more notices")
+    return pb.EndHandResponse()
+
+
 def _serialize(message: Any) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
@@ -222,7 +232,7 @@ def main() -> None:
         "Exchange": (exchange, pb.ExchangeRequest),
         "Bid": (bid, pb.BidRequest),
         "Play": (play, pb.PlayRequest),
-        "EndHand": (notice(pb.EndHandResponse()), pb.EndHandRequest),
+        "EndHand": (end_hand, pb.EndHandRequest),
         "EndMatch": (notice(pb.EndMatchResponse()), pb.EndMatchRequest),
     }
     service = grpc.method_handlers_generic_handler(
