@@ -19,7 +19,9 @@ from arena.referee import (
     play_match,
     verify,
 )
-from arena.rules import RuleSet
+from arena.rules import Match, RuleSet
+from arena.rules.cards import card_name
+from arena.rules.decisions import Decision
 from arena.runtime import RunningBot, load_manifest, start_bot
 
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -77,18 +79,24 @@ def marked_processes(mark: str) -> list[int]:
     return found
 
 
-def start_marked(mode: str) -> tuple[RunningBot, str]:
+def start_marked(mode: str, env: dict[str, str] | None = None) -> tuple[RunningBot, str]:
     """``tests/bots/hostile_<mode>``, with a mark in its environment to find its processes."""
     manifest = load_manifest(BOTS / f"hostile_{mode}")
     mark = uuid.uuid4().hex
-    manifest = dataclasses.replace(manifest, env={**manifest.env, "HOSTILE_MARK": mark})
+    manifest = dataclasses.replace(
+        manifest, env={**manifest.env, **(env or {}), "HOSTILE_MARK": mark}
+    )
     return start_bot(manifest), mark
 
 
 def play_hostile(
-    mode: str, seat: int, good: RunningBot, policy: FaultPolicy = FaultPolicy()  # noqa: B008
+    mode: str,
+    seat: int,
+    good: RunningBot,
+    policy: FaultPolicy = FaultPolicy(),  # noqa: B008
+    env: dict[str, str] | None = None,
 ) -> MatchResult:
-    bot, mark = start_marked(mode)
+    bot, mark = start_marked(mode, env)
     try:
         assert marked_processes(mark), "the mark should find the running bot"
         pair = (bot, good) if seat == 0 else (good, bot)
@@ -121,6 +129,44 @@ def test_hostile_bot_forfeits(mode: str, good: tuple[RunningBot, RunningBot]) ->
     for word in words:
         assert word in detail, detail
     assert verify(result)
+    assert_arena_still_plays(good)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_card_of_the_opponents_hand_forfeits(
+    seat: int, good: tuple[RunningBot, RunningBot]
+) -> None:
+    """R-4.1: a cheat that knows the deal plays a card the opponent holds at that moment.
+
+    The hostile bot plays exactly like the control until its misbehaviour, so the clean match
+    between the two controls is the same match up to there: the test reads the opponent's hand
+    off it through the engine and tells the cheat which card to play on its third Play.
+    """
+    reference = play_match(good, seed=11, rules=RULES, clock=CLOCK)
+    decisions = reference.decisions
+    plays = [i for i, d in enumerate(decisions) if d.seat == seat and d.decision is Decision.PLAY]
+    at = plays[2]
+    before = Match(11, RULES)
+    for d in decisions[:at]:
+        before.apply(d.action)
+    assert before.to_act == seat and before.decision is Decision.PLAY
+    card = max(before.hand(1 - seat))
+    answered = sum(1 for d in decisions[:at] if d.seat == seat)
+    env = {"HOSTILE_CARD": card_name(card), "HOSTILE_AFTER": str(answered)}
+
+    result = play_hostile("opponent_card", seat, good[1 - seat], env=env)
+    assert result.termination is Termination.FORFEIT_ILLEGAL_ACTION, result.detail
+    assert result.winner == 1 - seat
+    assert result.faults == ((1, 0) if seat == 0 else (0, 1))
+    assert result.detail.startswith(f"seat {seat} (hostile_opponent_card): "), result.detail
+    for word in ("R-4.1", f"{card_name(card)} is not in the hand"):
+        assert word in result.detail, result.detail
+    # The forfeited match itself, rebuilt by the engine: the card was the opponent's, then.
+    moves = [(d.seat, d.decision, d.action, d.fault) for d in result.decisions]
+    assert moves == [(d.seat, d.decision, d.action, d.fault) for d in decisions[:at]]
+    rebuilt = verify(result)
+    assert rebuilt.to_act == seat and rebuilt.decision is Decision.PLAY
+    assert card in rebuilt.hand(1 - seat) and card not in rebuilt.hand(seat)
     assert_arena_still_plays(good)
 
 

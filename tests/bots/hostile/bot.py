@@ -13,6 +13,8 @@ Modes:
                   every HOSTILE_SLOW_EVERY-th
   illegal         play a card of its hand that does not follow suit when it must (R-4.3)
   not_in_hand     play a card that is not in its hand (R-4)
+  opponent_card   play $HOSTILE_CARD (e.g. Qs), a card the opponent holds: a cheat that knows
+                  the deal, told the card by the test that worked it out (R-4.1)
   out_of_range    play a card with the raw suit value 15
   unspecified     play a card with no suit (SUIT_UNSPECIFIED)
   missing         answer Play with no card at all
@@ -47,12 +49,14 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
+from arena.rules.cards import parse_card
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HOSTILE_MODE", "good")
 AFTER = int(os.environ.get("HOSTILE_AFTER", "5"))
 FRACTION = float(os.environ.get("HOSTILE_FRACTION", "0.7"))
 SLOW_EVERY = int(os.environ.get("HOSTILE_SLOW_EVERY", "1"))
 TIMES = int(os.environ.get("HOSTILE_TIMES", "0")) or None
+CARD = parse_card(os.environ["HOSTILE_CARD"]) if MODE == "opponent_card" else None
 
 _lock = threading.Lock()
 _decisions = 0
@@ -184,6 +188,8 @@ def _wrong_card(request: pb.PlayRequest, legal: list[int], hand: list[int]) -> A
         for trick in request.info.tricks:
             seen.update(_cards(trick.cards))
         return _card(next(c for c in range(52) if c not in seen))
+    if MODE == "opponent_card" and CARD is not None and CARD not in hand:
+        return _card(CARD)
     if MODE == "out_of_range":
         return pb.Card(suit=15, rank=5)  # type: ignore[arg-type]
     if MODE == "unspecified":
