@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import signal
 import sqlite3
+import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import grpc
@@ -203,6 +205,73 @@ def test_sigterm_mid_tournament_leaves_nothing_half_written(tmp_path: Path) -> N
         assert store.get_tournament(started.id).status is TournamentStatus.FINISHED
         replayed = {m.match_id for m in store.list_matches(tournament_id=started.id)}
     assert {m.match_id for m in aborted} <= replayed  # the aborted attempts stay on record
+
+
+@pytest.mark.slow
+def test_sigterm_lets_the_matches_in_play_finish_within_the_grace(tmp_path: Path) -> None:
+    """With a generous grace, SIGTERM starts nothing new, the matches in play end normally
+    (recorded once, rated), the rest stay pending, and a resume plays exactly those."""
+    grace = 60.0
+    db = tmp_path / "arena.db"
+    token = make_token(db, "organiser")
+    server = ArenaProcess(db, "--shutdown-grace", str(grace))
+    with ArenaClient(server.address, token=token) as client:
+        for name in ("alpha", "beta"):
+            client.submit_bot(bot_copy(tmp_path, name, extra=name))
+        started = client.start_tournament(
+            ["alpha", "beta"], games=5, concurrency=2, seed=4, move_timeout_ms=5000,
+            rules=ruleset_to_pb(RuleSet(target_score=300, max_hands=10)),
+        )  # fmt: skip
+        watch = client.watch_tournament(started.id)
+        for event in watch:
+            if event.HasField("match"):
+                break
+        # The bots are up and games are pending: both of the 2 slots have a match in play.
+        before = {
+            m.id for m in client.list_matches(tournament_id=started.id, page_size=100).matches
+        }
+        signalled = datetime.now(UTC)
+        sent = time.monotonic()
+        assert server.stop(signal.SIGTERM, timeout=grace + 30) == 0, "".join(server.lines)
+        took = time.monotonic() - sent
+        rest = list(watch)
+    assert took < grace, f"shutdown took {took:.1f}s, more than the {grace}s grace"
+    assert rest and rest[-1].tournament.state == pb.TOURNAMENT_STATE_INTERRUPTED
+    assert "arena: stopped" in "".join(server.lines)
+
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with Store.open(str(db)) as store:
+        info = store.get_tournament(started.id)
+        games = store.tournament_games(started.id)
+        matches = store.list_matches(tournament_id=started.id)
+    done = [g for g in games if g.status is GameStatus.DONE]
+    pending = [g for g in games if g.status is GameStatus.PENDING]
+    # Nothing was cut short: every match ended by the rules (R-6.2, R-6.3) and is rated.
+    assert {m.termination.value for m in matches} <= {"target_reached", "hand_limit"}
+    assert all(m.rated for m in matches)
+    # Each settled game has its one match, each match settles one game: nothing twice.
+    assert sorted(g.match_id for g in done) == sorted(m.match_id for m in matches)
+    assert len({m.tournament_game_id for m in matches}) == len(matches)
+    # The matches in play at the signal were let finish, after it.
+    assert before <= {m.match_id for m in matches}
+    in_play = [m for m in matches if m.started_at <= signalled <= m.finished_at]
+    assert in_play, [(m.match_id, m.started_at, m.finished_at, signalled) for m in matches]
+    # None started after the server took the signal; the games not started stay pending.
+    assert all(m.started_at < signalled + timedelta(seconds=1) for m in matches)
+    assert pending and len(done) + len(pending) == len(games) == 10
+    assert info.games_done == len(done) < 10
+    assert info.status is TournamentStatus.RUNNING
+
+    resumed = arena_cli("tournament", "resume", str(started.id), "--db", str(db), "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["tournament"]["done"] == 10
+    with Store.open(str(db)) as store:
+        assert store.get_tournament(started.id).status is TournamentStatus.FINISHED
+        after = store.list_matches(tournament_id=started.id)
+    assert len(after) == 10 and len({m.tournament_game_id for m in after}) == 10
+    assert {m.match_id for m in matches} <= {m.match_id for m in after}
+    assert all(m.termination.value != "aborted" for m in after)
 
 
 def test_a_server_takes_bot_names_never_its_own_directories(
