@@ -212,8 +212,8 @@ def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool)
     if not as_json:
         left = info.games_total - info.games_done
         print(
-            f"tournament {tournament_id}: {left} of {info.games_total} matches to play "
-            f"(stopped? finish it with `arena tournament resume {tournament_id}`)",
+            f"tournament {tournament_id}: {left} of {info.games_total} matches to play; "
+            f"if it is interrupted, `arena tournament resume {tournament_id}` finishes it",
             file=sys.stderr,
         )
     try:
