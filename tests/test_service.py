@@ -411,6 +411,11 @@ def test_tls(tmp_path: Path) -> None:
         )
         assert listed.returncode == 0, listed.stderr
         assert [b["name"] for b in json.loads(listed.stdout)] == ["tls-bot"]
+        board = arena_cli(
+            "ratings", "--server", server.address, "--ca-file", str(cert), "--json"
+        )
+        assert board.returncode == 0, board.stderr
+        assert json.loads(board.stdout) == []
     finally:
         assert server.stop() == 0
 

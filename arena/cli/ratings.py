@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.remote import ServerOption, TokenOption
+from arena.cli.remote import CaFileOption, ServerOption, TokenOption
 from arena.store import LeaderboardRow, Store
 
 COLUMNS = ("rank", "bot", "version", "mu", "sigma", "score", "matches", "W", "L", "D", "faults")
@@ -35,6 +35,7 @@ def ratings(
     ] = None,
     server: ServerOption = None,
     token: TokenOption = None,
+    ca_file: CaFileOption = None,
 ) -> None:
     """Print the leaderboard: bot versions ranked by the conservative rating mu - 3 sigma."""
     if server:
@@ -42,7 +43,7 @@ def ratings(
 
         if recompute:
             raise typer.BadParameter("--recompute works on a local database, not with --server")
-        remote.ratings(server, token, as_json)
+        remote.ratings(server, token, as_json, ca_file)
         return
     with Store.open(db) as store:
         if recompute:

@@ -52,14 +52,16 @@ def connect(server: str, token: str | None = None, ca_file: Path | None = None) 
     return ArenaClient(address, token=token, tls=tls, ca_file=ca)
 
 
-def ratings(server: str, token: str | None, as_json: bool) -> None:
+def ratings(
+    server: str, token: str | None, as_json: bool, ca_file: Path | None = None
+) -> None:
     """``arena ratings --server``: the server's leaderboard, printed as the local one is."""
     import json
 
     from arena.cli.ratings import format_table
     from arena.service.convert import leaderboard_row_from_pb
 
-    with connect(server, token) as client:
+    with connect(server, token, ca_file) as client:
         board = [leaderboard_row_from_pb(e) for e in client.leaderboard()]
     if as_json:
         typer.echo(json.dumps([row.to_json() for row in board], indent=2))
@@ -67,11 +69,13 @@ def ratings(server: str, token: str | None, as_json: bool) -> None:
         typer.echo(format_table(board))
 
 
-def fetch_match(server: str, token: str | None, match_id: str) -> MatchResult:
+def fetch_match(
+    server: str, token: str | None, match_id: str, ca_file: Path | None = None
+) -> MatchResult:
     """``arena replay --server``: the match's full record, to replay and check locally."""
     from arena.service.convert import match_result_from_pb
 
-    with connect(server, token) as client:
+    with connect(server, token, ca_file) as client:
         return match_result_from_pb(client.get_match(match_id))
 
 
@@ -90,6 +94,7 @@ def tournament_run(
     max_hands: int,
     deals: str,
     as_json: bool,
+    ca_file: Path | None = None,
 ) -> None:
     """``arena tournament run --server``: start it on the server, follow its stream, report.
 
@@ -112,7 +117,7 @@ def tournament_run(
         raise ArenaError("name the bots to play with --server (submitted bot names)")
     interactive = sys.stdout.isatty() and not as_json
     reporter = TerminalReporter(Console()) if interactive else QuietReporter()
-    with connect(server, token) as client:
+    with connect(server, token, ca_file) as client:
         started = client.start_tournament(
             bots,
             games=games,

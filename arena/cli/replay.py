@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.remote import ServerOption, TokenOption
+from arena.cli.remote import CaFileOption, ServerOption, TokenOption
 from arena.errors import ArenaError
 from arena.referee import MatchResult, ReplayError, render_text, replay_to_dict, verify
 from arena.referee.record import result_from_dict
@@ -52,12 +52,13 @@ def replay(
     ] = None,
     server: ServerOption = None,
     token: TokenOption = None,
+    ca_file: CaFileOption = None,
 ) -> None:
     """Show a recorded match hand by hand: bids, every trick and who won it, the scores."""
     if server:
         from arena.cli import remote
 
-        result = remote.fetch_match(server, token, match_id)
+        result = remote.fetch_match(server, token, match_id, ca_file)
     else:
         result = load(match_id, db)
     try:

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.remote import ServerOption, TokenOption
+from arena.cli.remote import CaFileOption, ServerOption, TokenOption
 from arena.errors import ArenaError
 
 app = typer.Typer(
@@ -87,6 +87,7 @@ def run(
     db: DbOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
+    ca_file: CaFileOption = None,
 ) -> None:
     """Play every pair of BOTS on N deal seeds, each seed twice with the seats swapped."""
     if server:
@@ -96,6 +97,7 @@ def run(
             server, token, bots=list(bots or []), games=games, concurrency=concurrency,
             seed=seed, move_timeout_ms=move_timeout, time_bank_ms=time_bank, policy=policy,
             max_faults=max_faults, max_hands=max_hands, deals=deals, as_json=as_json,
+            ca_file=ca_file,
         )  # fmt: skip
         return
     from arena.referee import FaultPolicy
