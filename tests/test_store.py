@@ -15,6 +15,7 @@ from arena.store import (
     AlreadyRecordedError,
     GameStatus,
     NotFoundError,
+    NotOwnerError,
     ScheduleEntry,
     SchemaError,
     Store,
@@ -495,3 +496,16 @@ def test_tokens_are_kept_only_as_hashes(db_url: str, store: Store) -> None:
     store.revoke_token("alice")
     assert store.verify_token(token) is None
     assert [t.name for t in store.list_tokens()] == ["alice"]
+
+
+def test_only_the_owner_token_adds_versions_and_the_refusal_says_why(store: Store) -> None:
+    alice = store.verify_token(store.create_token("alice"))
+    bob = store.verify_token(store.create_token("bob"))
+    assert alice is not None and bob is not None
+    store.register_bot_version("owned", "1", "h1", "/x", owner_token_id=alice.id, owner_only=True)
+    with pytest.raises(NotOwnerError, match="belongs to another token"):
+        store.register_bot_version("owned", "2", "h2", "/x", owner_token_id=bob.id, owner_only=True)
+    store.register_bot_version("local", "1", "h1", "/x")  # registered locally: no owner
+    with pytest.raises(NotOwnerError, match="registered locally, without a token"):
+        store.register_bot_version("local", "2", "h2", "/x", owner_token_id=bob.id, owner_only=True)
+    assert [len(b.versions) for b in store.list_bots()] == [1, 1]

@@ -33,7 +33,7 @@ ConcurrencyOption = Annotated[
     typer.Option(
         "--concurrency",
         "-k",
-        help="Matches played at once [run: 2; resume: as the tournament was started].",
+        help="Matches played at once (run: 2; resume: as the tournament was started).",
         show_default=False,
     ),
 ]

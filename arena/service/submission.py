@@ -27,6 +27,7 @@ from arena.errors import ArenaError
 from arena.runtime.manifest import bot_content_hash, load_manifest
 from arena.service.archive import ArchiveError, ArchiveLimits, unpack_archive
 from arena.store import BotVersionInfo, NotFoundError, NotOwnerError, Store
+from arena.store.errors import not_owner_message
 
 DATA_DIR_ENV = "ARENA_DATA_DIR"
 INCOMING_PREFIX = ".incoming-"
@@ -100,10 +101,7 @@ class BotSubmissions:
             if owner_only:
                 for bot in self._store.list_bots():
                     if bot.name == bot_name and bot.owner_token_id != owner_token_id:
-                        raise NotOwnerError(
-                            f"bot {bot_name!r} belongs to another token; only the token that "
-                            "first submitted it may add versions (choose another name)"
-                        )
+                        raise NotOwnerError(not_owner_message(bot_name, bot.owner_token_id))
             content_hash = bot_content_hash(unpacked)
             final = self.bots_dir / content_hash
             with self._lock:

@@ -24,3 +24,16 @@ class NotOwnerError(StoreError):
 
 class NotFoundError(StoreError):
     """No bot, version, match or tournament by that name or id."""
+
+
+def not_owner_message(name: str, owner_token_id: int | None) -> str:
+    """Why a token may not add a version of bot ``name``, and what to do instead."""
+    if owner_token_id is None:
+        return (
+            f"bot {name!r} was registered locally, without a token, and no token may add "
+            "versions to it (submit under another name with --name)"
+        )
+    return (
+        f"bot {name!r} belongs to another token; only the token that first submitted it may "
+        "add versions (choose another name)"
+    )

@@ -48,6 +48,7 @@ from arena.store.errors import (
     NotOwnerError,
     SchemaError,
     StoreError,
+    not_owner_message,
 )
 from arena.store.models import (
     ApiToken,
@@ -210,10 +211,7 @@ class Store:
                         s.add(bot)
                         s.flush()
                     elif owner_only and bot.owner_token_id != owner_token_id:
-                        raise NotOwnerError(
-                            f"bot {name!r} belongs to another token; only the token that first "
-                            "submitted it may add versions (choose another name)"
-                        )
+                        raise NotOwnerError(not_owner_message(name, bot.owner_token_id))
                     version = s.scalar(
                         select(BotVersion).where(
                             BotVersion.bot_id == bot.id, BotVersion.content_hash == content_hash
