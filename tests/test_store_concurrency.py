@@ -15,8 +15,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from arena.ratings import RatingConfig
-from arena.store import ScheduleEntry, Store, TournamentStatus
+from arena.store import ScheduleEntry, Store, StoreError, TournamentStatus
 
 GAMES_EACH = 60
 SHARED_GAMES = 30
@@ -163,3 +165,45 @@ def test_two_processes_creating_one_new_database_at_once(db_url: str, tmp_path: 
         assert p.returncode == 0, err
     with Store.open(db_url) as store:
         assert [len(b.versions) for b in store.list_bots()] == [1]
+
+
+LOCK_HOLDER = r"""
+import sys, time
+from arena.store import Store, StoreError
+store = Store.open(sys.argv[1])
+try:
+    with store.tournament_player_lock(int(sys.argv[2])):
+        print("locked", flush=True)
+        time.sleep(600)
+except StoreError as exc:
+    print(exc, flush=True)
+"""
+
+
+def test_the_tournament_player_lock_is_one_holder_and_dies_with_it(db_url: str) -> None:
+    """One process plays a tournament; the lock goes with a SIGKILLed holder (resume at once)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", LOCK_HOLDER, db_url, "41"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        with Store.open(db_url) as store:
+            busy = pytest.raises(StoreError, match="tournament 41 is being played by another")
+            with busy, store.tournament_player_lock(41):
+                pass
+            with store.tournament_player_lock(42):  # another tournament is free
+                pass
+            holder.kill()
+            holder.wait(timeout=30)
+            deadline = time.monotonic() + 30
+            while True:  # PostgreSQL notices the dead session's socket a moment later
+                try:
+                    with store.tournament_player_lock(41):
+                        break
+                except StoreError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)

@@ -317,3 +317,17 @@ def test_demo_plays_the_sample_bots(sqlite_url: str) -> None:
     assert (t["status"], t["done"], t["total"]) == ("finished", n * (n - 1), n * (n - 1))
     assert t["rules"]["max_hands"] == 50
     assert out["leaderboard"][0]["bot"] in ("heuristic", "cautious")
+
+
+def test_a_tournament_is_played_by_one_process_at_a_time(sqlite_url: str) -> None:
+    """A second `resume` while another process plays the tournament is refused, untouched."""
+    with Store.open(sqlite_url) as store:
+        tid = create_tournament(store, TournamentSettings(bots=THREE, games=1, seed=1))
+        with store.tournament_player_lock(tid):
+            refused = arena("tournament", "resume", str(tid), "--db", sqlite_url)
+            assert refused.returncode == 2
+            assert refused.stderr.strip().splitlines()[-1] == (
+                f"arena: error: tournament {tid} is being played by another process; wait for "
+                f"it to end, or stop it, then `arena tournament resume {tid}`"
+            )
+            assert store.get_tournament(tid).games_done == 0

@@ -15,8 +15,10 @@ could play), and a bot version playing itself.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import secrets
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -80,6 +82,8 @@ from arena.store.rows import (
 RATING_SETTINGS_KEY = "trueskill"
 INT64 = (-(2**63), 2**63 - 1)
 TOKEN_PREFIX = "arena_"
+PG_TOURNAMENT_LOCK = 0x5A7E
+"""First key of the PostgreSQL advisory lock held by the process playing a tournament."""
 T = TypeVar("T")
 
 
@@ -565,6 +569,49 @@ class Store:
                 raise NotFoundError(f"no tournament with id {tournament_id}")
             games = s.scalars(query.order_by(TournamentGame.ordinal)).all()
         return [_game_info(g) for g in games]
+
+    @contextmanager
+    def tournament_player_lock(self, tournament_id: int) -> Iterator[None]:
+        """Held while one process plays a tournament's games, so no two play it at once.
+
+        The operating system or the server drops it when its holder dies, SIGKILL included, so
+        a tournament whose player was killed can be resumed at once. PostgreSQL: a session-level
+        advisory lock on a connection of its own. SQLite: ``flock`` on a file in
+        ``<database>.locks/`` (kept, never deleted: deleting a lock file races with the next
+        locker).
+        """
+        busy = StoreError(
+            f"tournament {tournament_id} is being played by another process; wait for it to "
+            f"end, or stop it, then `arena tournament resume {tournament_id}`"
+        )
+        if self.dialect == "postgresql":
+            with self._errors(), self._engine.connect() as conn:
+                key = {"space": PG_TOURNAMENT_LOCK, "id": tournament_id}
+                got = conn.execute(text("SELECT pg_try_advisory_lock(:space, :id)"), key)
+                conn.commit()
+                if not got.scalar():
+                    raise busy
+                try:
+                    yield
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(:space, :id)"), key)
+                    conn.commit()
+            return
+        database = self._engine.url.database
+        if not database or database == ":memory:":
+            yield  # one connection, one process: nothing else can play it
+            return
+        folder = Path(f"{database}.locks")
+        folder.mkdir(exist_ok=True)
+        fd = os.open(folder / f"tournament-{tournament_id}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise busy from None
+            yield
+        finally:
+            os.close(fd)
 
     def pending_games(self, tournament_id: int) -> list[TournamentGameInfo]:
         return self.tournament_games(tournament_id, status=GameStatus.PENDING)

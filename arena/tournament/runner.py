@@ -207,9 +207,10 @@ def run_tournament(
         raise ArenaError(f"tournament {tournament_id} was cancelled; start a new one")
     k = config.concurrency if concurrency is None else concurrency
     check_concurrency(k)
-    pending = store.pending_games(tournament_id)
-    if pending:
-        _play(store, info, config, pending, k, reporter, stop, abort, start_bot, record_aborted)
+    with store.tournament_player_lock(tournament_id):
+        pending = store.pending_games(tournament_id)
+        if pending:
+            _play(store, info, config, pending, k, reporter, stop, abort, start_bot, record_aborted)
     return tournament_standings(store, tournament_id)[2]
 
 
