@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
+from arena.cli.options import DbOption
 from arena.store import database_revision, upgrade_database
 
 app = typer.Typer(help="The arena's database: create or upgrade its schema.", no_args_is_help=True)
-
-DbOption = Annotated[
-    str | None,
-    typer.Option(
-        "--db",
-        help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
-        show_default=False,
-    ),
-]
 
 
 @app.command()

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.options import DbOption
 from arena.errors import ArenaError
 
 DEMO_GAMES = 3
@@ -38,14 +39,7 @@ def demo(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object at the end.")
     ] = False,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            "--db",
-            help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
-            show_default=False,
-        ),
-    ] = None,
+    db: DbOption = None,
 ) -> None:
     """Play a round robin of the sample bots and print the leaderboard."""
     from arena.cli.tournament import play

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
+from arena.cli.options import DbOption
 from arena.errors import ArenaError
 from arena.referee import (
     ClockConfig,
@@ -187,14 +188,7 @@ def match(
         bool,
         typer.Option("--record/--no-record", help="Record the match in the database."),
     ] = True,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            "--db",
-            help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
-            show_default=False,
-        ),
-    ] = None,
+    db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Play one match between BOT_A (seat 0) and BOT_B (seat 1) and print the result."""

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.options import DbOption
 from arena.cli.remote import CaFileOption, ServerOption, TokenOption
 from arena.store import LeaderboardRow, Store
 
@@ -25,14 +26,7 @@ def ratings(
             help="Rebuild every rating from the match history (in recorded order) first.",
         ),
     ] = False,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            "--db",
-            help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
-            show_default=False,
-        ),
-    ] = None,
+    db: DbOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.options import DbOption
 from arena.cli.remote import CaFileOption, ServerOption, TokenOption
 from arena.errors import ArenaError
 from arena.referee import MatchResult, ReplayError, render_text, replay_to_dict, verify
@@ -42,14 +43,7 @@ def replay(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object: the match and every hand.")
     ] = False,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            "--db",
-            help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
-            show_default=False,
-        ),
-    ] = None,
+    db: DbOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,

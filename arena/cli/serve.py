@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.options import DbOption
 from arena.service.archive import ArchiveLimits
 
 MIB = 1024 * 1024
@@ -22,14 +23,7 @@ def serve(
             "every interface).",
         ),
     ] = "127.0.0.1:50051",
-    db: Annotated[
-        str | None,
-        typer.Option(
-            "--db",
-            help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
-            show_default=False,
-        ),
-    ] = None,
+    db: DbOption = None,
     data_dir: Annotated[
         Path | None,
         typer.Option(

@@ -6,21 +6,13 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.options import DbOption
 from arena.store import Store
 
 app = typer.Typer(
     help="API tokens: each lets its holder submit bots and start tournaments on `arena serve`.",
     no_args_is_help=True,
 )
-
-DbOption = Annotated[
-    str | None,
-    typer.Option(
-        "--db",
-        help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
-        show_default=False,
-    ),
-]
 
 
 @app.command()

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from arena.cli.options import DbOption
 from arena.cli.remote import CaFileOption, ServerOption, TokenOption
 from arena.errors import ArenaError
 
@@ -17,14 +18,6 @@ app = typer.Typer(
     help="Round-robin tournaments: run, resume, show, list.", no_args_is_help=True
 )
 
-DbOption = Annotated[
-    str | None,
-    typer.Option(
-        "--db",
-        help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
-        show_default=False,
-    ),
-]
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON object at the end, and no progress.")
 ]
