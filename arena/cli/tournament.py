@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 from typing import Annotated, Any
 
 import typer
@@ -13,6 +14,7 @@ from rich.table import Table
 from arena.cli.options import DbOption
 from arena.cli.remote import CaFileOption, ServerOption, TokenOption
 from arena.errors import ArenaError
+from arena.store.rows import LEADERBOARD_KEYS
 
 app = typer.Typer(
     help="Round-robin tournaments: run, resume, show, list.", no_args_is_help=True
@@ -247,36 +249,9 @@ def to_json(info: Any, config: Any, standings: Any) -> dict[str, Any]:
             ],
         },
         "leaderboard": [
-            {
-                "rank": r.rank,
-                "bot": r.bot,
-                "version": r.version,
-                "mu": r.mu,
-                "sigma": r.sigma,
-                "score": r.score,
-                "matches": r.matches,
-                "wins": r.wins,
-                "losses": r.losses,
-                "draws": r.draws,
-                "faults": r.faults,
-            }
-            for r in standings.leaderboard
+            {key: getattr(r, key) for key in LEADERBOARD_KEYS} for r in standings.leaderboard
         ],
-        "head_to_head": [
-            {
-                "bot_a": h.bot_a,
-                "bot_b": h.bot_b,
-                "matches": h.matches,
-                "wins_a": h.wins_a,
-                "wins_b": h.wins_b,
-                "draws": h.draws,
-                "pairs_won_a": h.pairs_won_a,
-                "pairs_won_b": h.pairs_won_b,
-                "pairs_split": h.pairs_split,
-                "margin_a": h.margin_a,
-            }
-            for h in standings.head_to_head
-        ],
+        "head_to_head": [asdict(h) for h in standings.head_to_head],
         "faults": [
             {"bot": f.bot, "faults": f.faults, "forfeits": f.forfeits} for f in standings.faults
         ],
