@@ -24,7 +24,7 @@ setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json proto/node
 # The C++ sample bot, built by its own Makefile (the arena never builds a bot). Needs g++, make,
 # pkg-config, libgrpc++-dev and protobuf-compiler-grpc; setup skips it, saying so, without them.
 cpp-bot:
-	$(MAKE) -C $(CPP_BOT) --no-print-directory
+	@$(MAKE) -s -C $(CPP_BOT)
 
 cpp-bot-if-possible:
 	@if command -v g++ >/dev/null && command -v grpc_cpp_plugin >/dev/null \
