@@ -13,8 +13,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.store.rows import LEADERBOARD_KEYS
-
 
 def to_json(info: Any, config: Any, standings: Any) -> dict[str, Any]:
     return {
@@ -36,9 +34,7 @@ def to_json(info: Any, config: Any, standings: Any) -> dict[str, Any]:
                 for e in config.entrants
             ],
         },
-        "leaderboard": [
-            {key: getattr(r, key) for key in LEADERBOARD_KEYS} for r in standings.leaderboard
-        ],
+        "leaderboard": [r.to_json() for r in standings.leaderboard],
         "head_to_head": [asdict(h) for h in standings.head_to_head],
         "faults": [
             {"bot": f.bot, "faults": f.faults, "forfeits": f.forfeits} for f in standings.faults
