@@ -14,6 +14,7 @@ from arena.cli import bench
 from arena.cli import bot as bot_cli
 from arena.cli import db as db_cli
 from arena.cli import demo as demo_cli
+from arena.cli import ladder as ladder_cli
 from arena.cli import match as match_cli
 from arena.cli import ratings as ratings_cli
 from arena.cli import replay as replay_cli
@@ -37,6 +38,7 @@ app.command("serve")(serve_cli.serve)
 app.add_typer(bot_cli.app, name="bot")
 app.add_typer(token_cli.app, name="token")
 app.add_typer(tournament_cli.app, name="tournament")
+app.add_typer(ladder_cli.app, name="ladder")
 app.command("demo")(demo_cli.demo)
 
 

@@ -148,3 +148,54 @@ def tournament(
         result = bench_tournament.measure(concurrency=concurrency, games=games, seed=seed)
         text = bench_tournament.describe
     typer.echo(json.dumps(result) if json_output else text(result))
+
+
+@app.command("ladder")
+def ladder(
+    bots: int = typer.Option(8, "--bots", help="Synthetic bots of known strength."),
+    spacing: float = typer.Option(2.5, "--spacing", help="True skill between neighbours (mu)."),
+    runs: int = typer.Option(20, "--runs", help="Seeded runs of each policy."),
+    max_pairs: int = typer.Option(400, "--max-pairs", help="Pairs per run."),
+    seed: int = typer.Option(1, "--seed", help="First seed."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The ladder's matchmaking against uniform random pairing, on synthetic bots: duplicate
+    pairs until the leaderboard's order is the true order for good; a newcomer's placement."""
+    import json
+    import random
+    import statistics
+
+    from arena.ladder import simulation
+
+    c = simulation.compare(bots=bots, spacing=spacing, runs=runs, max_pairs=max_pairs, seed=seed)
+    placements = [
+        simulation.placement(
+            simulation.true_skills(bots, spacing, random.Random(seed + r)),
+            settle_pairs=15 * bots, sigma_target=2.0, max_pairs=max_pairs, seed=seed + r,
+        )
+        for r in range(runs)
+    ]
+    placed = [p for p in placements if p is not None]
+    result = {
+        "bots": bots, "spacing": spacing, "runs": runs, "max_pairs": max_pairs,
+        "matchmaking_pairs_to_order_median": c.matchmaking_median,
+        "uniform_pairs_to_order_median": c.uniform_median,
+        "matchmaking_never_ordered": sum(v is None for v in c.matchmaking),
+        "uniform_never_ordered": sum(v is None for v in c.uniform),
+        "newcomer_pairs_to_sigma_2_median": statistics.median(placed) if placed else None,
+        "newcomer_pairs_to_sigma_2_max": max(placed) if placed else None,
+        "newcomer_never_placed": len(placements) - len(placed),
+    }
+    if json_output:
+        typer.echo(json.dumps(result))
+        return
+    typer.echo(
+        f"{bots} synthetic bots, {spacing:g} mu apart, {runs} seeded runs of {max_pairs} pairs\n"
+        f"pairs until the leaderboard order is the true order for good (median; a run that "
+        f"never gets there counts as {max_pairs + 1}):\n"
+        f"  matchmaking  {c.matchmaking_median:g}  (never: {result['matchmaking_never_ordered']})\n"
+        f"  uniform      {c.uniform_median:g}  (never: {result['uniform_never_ordered']})\n"
+        f"a newcomer's pairs until its sigma < 2.0: median "
+        f"{result['newcomer_pairs_to_sigma_2_median']}, "
+        f"max {result['newcomer_pairs_to_sigma_2_max']}"
+    )

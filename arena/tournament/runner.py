@@ -138,11 +138,25 @@ def create_tournament(store: Store, settings: TournamentSettings) -> int:
     """Check the request, register its bots, store the tournament and its whole schedule."""
     validate(len(settings.bots), settings.games)
     check_concurrency(settings.concurrency)
+    entrants = resolve_entrants(store, settings.bots, names_only=settings.names_only)
+    return create_tournament_of(store, entrants, settings)
+
+
+def create_tournament_of(
+    store: Store,
+    entrants: list[Entrant],
+    settings: TournamentSettings,
+    *,
+    extra: dict[str, Any] | None = None,
+) -> int:
+    """Store a tournament of bot versions already known to the store (``settings.bots`` is not
+    read); ``extra`` adds keys of the caller's own to the stored config (the ladder's mark)."""
+    validate(len(entrants), settings.games)
+    check_concurrency(settings.concurrency)
     move_ms = settings.move_timeout_ms
     clock = ClockConfig(
         DEFAULT_MOVE_TIMEOUT_MS if move_ms is None else move_ms, settings.time_bank_ms
     )
-    entrants = resolve_entrants(store, settings.bots, names_only=settings.names_only)
     seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**31)
     config = TournamentConfig(
         entrants=entrants,
@@ -165,7 +179,12 @@ def create_tournament(store: Store, settings: TournamentSettings) -> int:
         )
         for g in schedule
     ]
-    return store.create_tournament(config.to_dict(), entries)
+    stored = config.to_dict()
+    for key, value in (extra or {}).items():
+        if key in stored:
+            raise ArenaError(f"tournament config key {key!r} is the arena's own")
+        stored[key] = value
+    return store.create_tournament(stored, entries)
 
 
 def load_config(store: Store, tournament_id: int) -> tuple[TournamentInfo, TournamentConfig]:
