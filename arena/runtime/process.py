@@ -275,18 +275,21 @@ class RunningBot:
 
     @property
     def exit_description(self) -> str | None:
-        """How the bot ended, for a crash's reason: ``signal SIGKILL``, ``exit code 1``, or
-        ``killed at its memory limit (512 MB)``; None while it runs."""
+        """How the bot ended, for a crash's reason: ``killed by SIGKILL``, ``exit code 1``,
+        ``killed by SIGKILL at its memory limit (512 MB)``; None while it runs."""
         code = self._process.popen.poll()
         if code is None:
             return None
-        text = describe_returncode(code)
         jail = self._process.jail
-        if jail is not None and code > 128:
-            with contextlib.suppress(ValueError):
-                text = f"signal {signal.Signals(code - 128).name}"
+        signum = -code if code < 0 else code - 128 if jail is not None and code > 128 else None
+        text = f"exit code {code}"
+        if signum is not None:
+            try:
+                text = f"killed by {signal.Signals(signum).name}"
+            except ValueError:
+                text = f"killed by signal {signum}"
         if jail is not None and jail.memory_killed():
-            text += f": killed at its memory limit ({jail.limits.memory_mb} MB)"
+            text += f" at its memory limit ({jail.limits.memory_mb} MB)"
         return text
 
     def alive(self) -> bool:

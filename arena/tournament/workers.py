@@ -50,6 +50,11 @@ class SeatBot:
         """How the process ended (the referee tells it in a crash's detail), None while it runs."""
         return getattr(self._bot, "returncode", None)
 
+    @property
+    def exit_description(self) -> str | None:
+        """How the process ended in words, a memory kill included (``RunningBot``)."""
+        return getattr(self._bot, "exit_description", None)
+
 
 class BotPool:
     def __init__(
