@@ -29,7 +29,7 @@ from arena.sandbox.uids import uid_range
 BOTS = Path(__file__).resolve().parent / "bots"
 ESCAPE = BOTS / "escape"
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_bots"
-RULES = RuleSet(target_score=200)
+RULES = RuleSet(max_hands=1)  # one hand: each seat makes 20 to 30 decisions
 SUPPORT = probe()
 
 pytestmark = pytest.mark.skipif(
@@ -303,7 +303,7 @@ def test_a_cpu_hog_does_not_starve_its_opponent(tmp_path: Path, victim: RunningB
         pytest.skip(f"no cpu cgroup here: {SUPPORT.missing.get('cpu')}")
     with start_bot(escape_bot("cpu_hog", tmp_path), sandbox="on") as hog:
         result = play_match(
-            (hog, victim), seed=17, rules=RULES, clock=ClockConfig(move_time_ms=1000)
+            (hog, victim), seed=17, rules=RuleSet(max_hands=2), clock=ClockConfig(move_time_ms=1000)
         )
         assert report_of(hog)["cpu hog"] == "spinning"
         theirs = [d for d in result.decisions if d.seat == 1]
