@@ -347,3 +347,35 @@ def test_mode_on_fails_clearly_without_bubblewrap(
         assert resolve_mode("off") is False
     finally:
         probe.cache_clear()
+
+
+def test_uid_leases_are_exclusive_across_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    from arena.sandbox import lease_uid
+
+    monkeypatch.setenv("ARENA_SANDBOX_UIDS", "61000-61001")
+    first = lease_uid()
+    try:
+        code = "from arena.sandbox import lease_uid; print(lease_uid().uid)"
+        other = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        assert int(other.stdout) == 61001 != first.uid == 61000
+        second = lease_uid()
+        with pytest.raises(ArenaError, match="every sandbox uid of 61000-61001 is in use"):
+            lease_uid()
+        second.release()
+    finally:
+        first.release()
+    again = lease_uid()  # free again once released (or once its process ended)
+    assert again.uid == 61000
+    again.release()
+
+
+@pytest.mark.parametrize("value", ["0-10", "60000", "a-b", "61000-60000"])
+def test_a_bad_uid_range_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("ARENA_SANDBOX_UIDS", value)
+    with pytest.raises(ArenaError, match="ARENA_SANDBOX_UIDS"):
+        uid_range()
