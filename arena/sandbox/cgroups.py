@@ -156,6 +156,16 @@ def _detect_v2(
         found["freezer"] = Controller("freezer", 2, base)  # cgroup.freeze and cgroup.kill
 
 
+def _weigh_base(c: Controller) -> None:
+    """Give ``arena-bots`` the CPU weight of one busy process per core: the bots live in one
+    group, which the scheduler would otherwise weigh as a single process against every other
+    on a busy host (each bot's share within it is equal, and its quota caps it)."""
+    cores = os.cpu_count() or 1
+    file, value = ("cpu.shares", 1024 * cores) if c.version == 1 else ("cpu.weight", 100 * cores)
+    with contextlib.suppress(OSError):
+        (c.base / file).write_text(str(min(value, 10_000 if c.version == 2 else 262_144)))
+
+
 class BotCgroup:
     """The cgroup(s) of one bot: created with its limits, joined by the bot's first process
     (``procs_files``), emptied by :meth:`kill_all`, removed by :meth:`remove`."""
@@ -186,6 +196,8 @@ class BotCgroup:
                     warnings.append(f"no {controller} cgroup ({missing.get(controller)})")
                 continue
             path = c.base / leaf
+            if controller == "cpu":
+                _weigh_base(c)
             try:
                 path.mkdir(exist_ok=True)
             except OSError as exc:
