@@ -245,6 +245,19 @@ def test_a_bot_cannot_kill_its_supervisor_in_the_sandbox(
     assert victim.serving()
 
 
+@needs_root
+def test_a_bot_cannot_swap_its_socket_once_it_serves(tmp_path: Path, victim: RunningBot) -> None:
+    with start_bot(escape_bot("swap_socket", tmp_path), sandbox="on") as bot:
+        socket_dir = Path(bot.target.removeprefix("unix:")).parent
+        st = socket_dir.stat()
+        assert (st.st_uid, st.st_mode & 0o777) == (0, 0o700)
+        result = play_match((bot, victim), seed=19, rules=RULES)
+        report = report_of(bot)
+        assert report["swap socket"].startswith("blocked: EACCES"), report
+        assert report["remove socket"].startswith("blocked: EACCES"), report
+        assert result.faults == (0, 0), result.detail
+
+
 def test_without_the_sandbox_killing_the_supervisor_is_a_crash_and_leaves_nothing(
     tmp_path: Path, victim: RunningBot
 ) -> None:

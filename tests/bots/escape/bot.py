@@ -13,6 +13,7 @@ Modes:
   daemon          a double-forked setsid daemon and a fork-hopping one (at start-up)
   kill_supervisor leave the session, SIGKILL the parent, then kill(-1) in a sandbox only
                   (first decision)
+  swap_socket     replace its socket by a symbolic link (first decision)
   shm_mmap        touch $ESCAPE_MB of MAP_SHARED memory on the first decision
   dev_shm         write $ESCAPE_MB into /dev/shm on the first decision
   cpu_hog         fork processes spinning on every core at StartMatch, and play
@@ -215,6 +216,17 @@ def kill_supervisor() -> None:
         attempt("kill(-1)", lambda: (os.kill(-1, signal.SIGKILL), "signalled every process")[1])
 
 
+def swap_socket() -> None:
+    """Swap its socket for a link elsewhere: the arena, as root, would follow it on reconnect."""
+    def swap() -> str:
+        os.symlink("/run/elsewhere.sock", "/run/arena/swap")
+        os.replace("/run/arena/swap", "/run/arena/bot.sock")
+        return "replaced its socket by a link"
+
+    attempt("swap socket", swap)
+    attempt("remove socket", lambda: (os.unlink("/run/arena/bot.sock"), "removed")[1])
+
+
 def shm_mmap() -> None:
     area = mmap.mmap(-1, MB << 20, flags=mmap.MAP_SHARED)
     for offset in range(0, MB << 20, 4096):
@@ -239,7 +251,10 @@ def cpu_hog() -> None:
 
 
 AT_START = {"probe": probe, "tmpfs_fill": tmpfs_fill, "fork_bomb": fork_bomb, "daemon": daemon}
-AT_DECISION = {"shm_mmap": shm_mmap, "dev_shm": dev_shm, "kill_supervisor": kill_supervisor}
+AT_DECISION = {
+    "shm_mmap": shm_mmap, "dev_shm": dev_shm, "kill_supervisor": kill_supervisor,
+    "swap_socket": swap_socket,
+}  # fmt: skip
 
 
 class EscapeBot(Bot):
