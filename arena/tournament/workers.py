@@ -144,6 +144,8 @@ class BotPool:
             self._failed[i] = str(exc)
         except (OSError, ValueError) as exc:
             self._failed[i] = f"cannot run its command: {exc}"
+        except Exception as exc:  # whatever a bot's start does wrong is its forfeit alone
+            self._failed[i] = f"cannot start: {type(exc).__name__}: {exc}"
         if i in self._failed:
             with self._report_lock:
                 self._new_failures.append(i)
