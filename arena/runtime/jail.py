@@ -135,22 +135,18 @@ class BotJail:
         if _PROTO_SOURCE.is_dir():
             env.setdefault(PROTO_ENV, f"{PROTO_INSIDE}/v1/bot.proto")
 
-    def seal_socket(self, path: Path) -> None:
+    def seal_socket(self, path: Path) -> str | None:
         """Once the bot listens: check that its socket is a socket it made, then take the
         directory back, so that the bot cannot swap the socket for a link to another one
-        (the arena, as root, would follow it) while the arena connects and reconnects."""
-        from arena.runtime.process import BotStartError
-
+        (the arena, as root, would follow it) while the arena connects and reconnects.
+        What is wrong with the socket, or None."""
         st = path.lstat()
         if not stat.S_ISSOCK(st.st_mode) or (self.uid is not None and st.st_uid != self.uid):
-            raise BotStartError(
-                f"bot '{self.manifest.name}': {path.name} in its socket directory is not a "
-                "socket it listens on",
-                name=self.manifest.name,
-            )
+            return f"{path.name} in its socket directory is not a socket it listens on"
         if self.uid is not None:
             os.chown(self.socket_dir, 0, 0)
             self.socket_dir.chmod(0o700)
+        return None
 
     def memory_killed(self) -> bool:
         if self._closed or self.cgroup is None:

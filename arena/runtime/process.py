@@ -192,8 +192,8 @@ def start_bot(
     try:
         process.bot_pid = _await_exec(process, status_r, deadline, cancel)
         _await_serving(process, deadline, timeout, cancel)
-        if jail is not None:
-            jail.seal_socket(Path(target.removeprefix("unix:")))
+        if jail is not None and (wrong := jail.seal_socket(Path(target.removeprefix("unix:")))):
+            raise BotStartError(f"bot '{name}': {wrong}", name=name)
     except BaseException:
         process.stop(grace=0.0)
         raise
