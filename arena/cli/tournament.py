@@ -134,8 +134,13 @@ def resume(
 ) -> None:
     """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games."""
     from arena.store import Store
+    from arena.tournament import load_config
 
     with Store.open(db) as store:
+        if load_config(store, tournament_id)[1].compare is not None:
+            from arena.cli import compare
+
+            compare.play(store, tournament_id, concurrency, as_json)  # exits with its verdict
         play(store, tournament_id, concurrency, as_json)
 
 
