@@ -1,0 +1,181 @@
+"""``arena compare``: real bot processes, a real SQLite file, the real CLI and the library."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.stats import Sprt, estimate
+from arena.store import GameStatus, Store, TournamentStatus
+from arena.tournament import TournamentSettings, create_tournament, run_tournament
+from arena.tournament.compare import CompareSpec, CompareState
+from arena.tournament.progress import QuietReporter
+from arena.tournament.runner import comparison_state
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_bots"
+MOVE_MS = "5000"  # generous: these tests are about records and statistics, not clocks
+
+
+def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--sprt", "elo0=5,elo1=5"], "elo0 < elo1"),
+        (["--sprt", "elo0=0,elo1=5,alpha=1.5"], "alpha must be strictly between 0 and 1"),
+        (["--sprt", "beta=0"], "beta must be strictly between 0 and 1"),
+        (["--sprt", "elo0"], "key=value"),
+        (["--sprt", "gamma=3"], "no parameter 'gamma'"),
+        (["--sprt", "elo1=x"], "must be a number"),
+        (["--max-pairs", "0"], "--max-pairs must be at least 1"),
+        (["--deals", "shuffled"], "--deals must be duplicate or independent"),
+        (["-k", "0"], "--concurrency must be at least 1"),
+        (["--policy", "pray"], "unknown fault policy 'pray'"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(sqlite_url: str, args: list[str], message: str) -> None:
+    done = arena("compare", "random", "heuristic", *args, "--db", sqlite_url)
+    assert done.returncode == 2, done
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("arena: error: "), done.stderr
+    assert message in lines[0]
+    assert done.stdout == ""
+
+
+def test_unknown_bot_is_one_line(sqlite_url: str) -> None:
+    done = arena("compare", "random", "nobody", "--db", sqlite_url)
+    assert done.returncode == 2
+    assert done.stderr.startswith("arena: error: unknown bot 'nobody'")
+
+
+@pytest.mark.slow
+def test_fixed_pairs_through_the_cli_then_resume_plays_nothing(sqlite_url: str) -> None:
+    done = arena(
+        "compare", str(SAMPLES / "heuristic"), str(SAMPLES / "random"), "--max-pairs", "3",
+        "--seed", "5", "-k", "2", "--max-hands", "3", "--move-timeout", MOVE_MS, "--json",
+        "--db", sqlite_url,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert (out["tournament"], out["status"], out["pairs"], out["matches"]) == (1, "finished", 3, 6)
+    assert (out["a"]["name"], out["b"]["name"], out["model"]) == (
+        "heuristic",
+        "random",
+        "pentanomial",
+    )
+    assert sum(out["pentanomial"]) == 3
+    assert out["wins"] + out["draws"] + out["losses"] == 6
+    points = sum(i / 2 * c for i, c in enumerate(out["pentanomial"]))
+    assert points == out["wins"] + out["draws"] / 2
+    est = estimate(out["pentanomial"])
+    assert (out["score"], out["elo"], out["elo95"]) == (est.score, est.elo, est.elo95)
+    assert out["score_low"] < out["score"] < out["score_high"]
+    assert out["sprt"] is None and out["exit_code"] == 0
+
+    with Store.open(sqlite_url) as store:
+        info = store.get_tournament(1)
+        matches = store.list_matches(tournament_id=1)
+        assert info.config["kind"] == "compare"
+        assert info.config["compare"] == {"max_pairs": 3, "sprt": None}
+        assert len(matches) == 6 and all(m.rated for m in matches)
+        rated = sum(r.matches for r in store.leaderboard())
+    assert rated == 12  # recorded and rated like any other match: 6 matches, two sides each
+
+    again = arena("tournament", "resume", "1", "--json", "--db", sqlite_url)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout) == out
+    shown = arena("tournament", "show", "1", "--json", "--db", sqlite_url)
+    assert json.loads(shown.stdout)["tournament"]["done"] == 6
+
+    text = arena("tournament", "resume", "1", "--db", sqlite_url)
+    assert text.returncode == 0
+    assert text.stdout.splitlines()[0].startswith("pairs    3  penta [")
+    assert "3 pairs played" in text.stdout
+
+
+@pytest.mark.slow
+def test_a_bot_against_itself_does_not_accept_h1(sqlite_url: str) -> None:
+    """The same bot version as A and B: two processes, unrated matches, and no false H1."""
+    done = arena(
+        "compare", "random", "random", "--sprt", "elo0=0,elo1=150", "--max-pairs", "30",
+        "--max-hands", "2", "--seed", "9", "--move-timeout", MOVE_MS, "--db", sqlite_url,
+    )  # fmt: skip
+    assert done.returncode in (1, 3), done.stdout + done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[-1].startswith(("H0 accepted after", "undecided after 30 pairs"))
+    assert all("LLR" in line for line in lines[:-1])
+    with Store.open(sqlite_url) as store:
+        matches = store.list_matches(tournament_id=1)
+        assert matches and not any(m.rated for m in matches)  # a version against itself
+
+
+def _compare(url: str, k: int, stop_after: int | None = None, seed: int = 11) -> CompareState:
+    """heuristic against random on 3-hand matches, until the SPRT decides."""
+    with Store.open(url) as store:
+        if not store.list_tournaments():
+            create_tournament(
+                store,
+                TournamentSettings(
+                    bots=[str(SAMPLES / "heuristic"), str(SAMPLES / "random")],
+                    games=40, concurrency=k, seed=seed, move_timeout_ms=int(MOVE_MS),
+                    rules=_rules(3), compare=CompareSpec(40, Sprt(elo0=0, elo1=150)),
+                ),
+            )  # fmt: skip
+        stop = threading.Event()
+
+        class StopAfter(QuietReporter):
+            seen = 0
+
+            def match_done(self, game: Any) -> None:
+                self.seen += 1
+                if stop_after is not None and self.seen >= stop_after:
+                    stop.set()
+
+        run_tournament(store, 1, concurrency=k, reporter=StopAfter(), stop=stop)
+        return comparison_state(store, 1)
+
+
+def _rules(max_hands: int) -> Any:
+    from arena.rules.ruleset import RuleSet
+
+    return RuleSet(max_hands=max_hands)
+
+
+def _figures(state: CompareState) -> dict[str, Any]:
+    d = state.to_dict()
+    d.pop("beyond")
+    return d
+
+
+@pytest.mark.slow
+def test_the_decision_does_not_depend_on_k_or_on_a_stop(tmp_path: Path) -> None:
+    """K = 1, K = 3, and K = 2 stopped after 5 matches then resumed at K = 1: the test reads
+    the pairs in schedule order, so every figure and the decision are the same."""
+    one = _compare(f"sqlite:///{tmp_path / 'k1.db'}", 1)
+    three = _compare(f"sqlite:///{tmp_path / 'k3.db'}", 3)
+    url = f"sqlite:///{tmp_path / 'stopped.db'}"
+    first = _compare(url, 2, stop_after=5)
+    assert first.decision is None and first.pairs < one.pairs
+    resumed = _compare(url, 1)
+    assert one.decision in ("H0", "H1")
+    assert _figures(one) == _figures(three) == _figures(resumed)
+    assert one.beyond == 0  # at K = 1 nothing is in play when it decides
+    for name in ("k1.db", "k3.db", "stopped.db"):
+        with Store.open(f"sqlite:///{tmp_path / name}") as store:
+            info = store.get_tournament(1)
+            assert info.status is TournamentStatus.FINISHED
+            done = store.tournament_games(1, status=GameStatus.DONE)
+            assert len(done) >= 2 * one.pairs
+            assert info.games_total == 80
