@@ -127,8 +127,8 @@ def estimate(counts: Sequence[float], confidence: float = CONFIDENCE) -> Estimat
     return Estimate(
         matches=sum(counts) * last / 2.0,
         score=score,
-        score_low=low,
-        score_high=high,
+        score_low=max(low, 0.0),  # a score lies in [0, 1]; the Elo ends are clamped anyway
+        score_high=min(high, 1.0),
         stdev=stdev,
         elo=score_to_elo(score),
         elo_low=elo_low,

@@ -179,3 +179,21 @@ def test_the_decision_does_not_depend_on_k_or_on_a_stop(tmp_path: Path) -> None:
             done = store.tournament_games(1, status=GameStatus.DONE)
             assert len(done) >= 2 * one.pairs
             assert info.games_total == 80
+
+
+@pytest.mark.slow
+def test_heuristic_is_stronger_than_cautious(sqlite_url: str) -> None:
+    """The sample bots of known order (cautious is the heuristic with a handicap): the SPRT
+    accepts H1 at [0, 50] Elo. Matches capped at 8 hands (adjudicated by the higher score,
+    R-6.3) to keep it under a minute; at seed 3 it took 31 pairs (docs/benchmarks.md)."""
+    done = arena(
+        "compare", str(SAMPLES / "heuristic"), str(SAMPLES / "cautious"),
+        "--sprt", "elo0=0,elo1=50", "--max-hands", "8", "--max-pairs", "200", "--seed", "3",
+        "-k", "2", "--move-timeout", MOVE_MS, "--json", "--db", sqlite_url,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = json.loads(done.stdout)
+    assert out["sprt"]["decision"] == "H1"
+    assert out["sprt"]["llr"] >= out["sprt"]["upper"]
+    assert out["elo_low"] > 0 and out["pairs"] < 200
+    assert out["verdict"].startswith(f"H1 accepted after {out['pairs']} pairs")

@@ -188,7 +188,11 @@ def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool)
     names = (config.entrants[0].name, config.entrants[1].name)
     if names[0] == names[1]:
         v = (config.entrants[0].version, config.entrants[1].version)
-        names = (f"{names[0]}@{v[0]}", f"{names[1]}@{v[1]}") if v[0] != v[1] else ("A", "B")
+        names = (
+            (f"{names[0]}@{v[0]}", f"{names[1]}@{v[1]}")
+            if v[0] != v[1]
+            else (f"{names[0]} (A)", f"{names[1]} (B)")
+        )
     before = comparison_state(store, tournament_id)
     spec = config.compare
     if not as_json:

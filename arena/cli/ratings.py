@@ -1,4 +1,5 @@
-"""``arena ratings``: the leaderboard of bot versions by TrueSkill (mu - 3 sigma)."""
+"""``arena ratings``: the leaderboard of bot versions by TrueSkill (mu - 3 sigma), each with the
+95 % interval of its skill (mu ± 1.96 sigma)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from arena.cli.options import DbOption
 from arena.cli.remote import CaFileOption, ServerOption, TokenOption
 from arena.store import LeaderboardRow, Store
 
-COLUMNS = ("rank", "bot", "version", "mu", "sigma", "score", "matches", "W", "L", "D", "faults")
+COLUMNS = (
+    "rank", "bot", "version", "mu", "sigma", "95% interval", "score", "matches", "W", "L", "D",
+    "faults",
+)  # fmt: skip
 
 
 def ratings(
@@ -23,7 +27,8 @@ def ratings(
         bool,
         typer.Option(
             "--recompute",
-            help="Rebuild every rating from the match history (in recorded order) first.",
+            help="Rebuild every rating from the match history first (by tournament, then "
+            "schedule position: the same figures).",
         ),
     ] = False,
     db: DbOption = None,
@@ -61,6 +66,7 @@ def format_table(board: list[LeaderboardRow]) -> str:
             r.version,
             f"{r.mu:.2f}",
             f"{r.sigma:.2f}",
+            f"[{r.mu_low:.2f}, {r.mu_high:.2f}]",
             f"{r.score:.2f}",
             str(r.matches),
             str(r.wins),

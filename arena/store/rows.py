@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from arena.ratings import conservative_score
+from arena.ratings import conservative_score, skill_interval
 from arena.referee.record import MatchResult, Termination
 
 
@@ -161,6 +161,8 @@ LEADERBOARD_KEYS = (
     "mu",
     "sigma",
     "score",
+    "mu_low",
+    "mu_high",
     "matches",
     "wins",
     "losses",
@@ -185,6 +187,15 @@ class LeaderboardRow:
     draws: int
     faults: int
     bot_version_id: int
+
+    @property
+    def mu_low(self) -> float:
+        """mu - 1.96 sigma: the lower end of the skill's 95 % interval."""
+        return skill_interval(self.mu, self.sigma)[0]
+
+    @property
+    def mu_high(self) -> float:
+        return skill_interval(self.mu, self.sigma)[1]
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the keys of ``LEADERBOARD_KEYS``."""

@@ -42,7 +42,7 @@ from arena.referee.record import (
     encode_decisions,
 )
 from arena.rules.ruleset import RuleSet
-from arena.store import migrate
+from arena.store import migrate, rating_order
 from arena.store.database import WRITE, create_store_engine, display_url, resolve_url
 from arena.store.errors import (
     AlreadyRecordedError,
@@ -359,19 +359,9 @@ class Store:
             if missing:
                 raise NotFoundError(f"no bot version with id {missing[0]}")
 
-            ratings: dict[int, Rating] = {}
-            if rated:
-                # Lock both rating rows, lower id first (no deadlock), before the match gets its
-                # id: the recorded order is then the order in which these bots were updated.
-                ratings = {
-                    r.bot_version_id: r
-                    for r in s.scalars(
-                        select(Rating)
-                        .where(Rating.bot_version_id.in_(seat_versions))
-                        .order_by(Rating.bot_version_id)
-                        .with_for_update()
-                    )
-                }
+            # Ratings are applied in rating order (rating_order.py), one writer at a time.
+            rating_order.lock(s, self.dialect)
+            if rated or game is not None:  # a game of a tournament may release rated ones
                 self._check_rating_settings(s)
 
             match = Match(
@@ -404,12 +394,11 @@ class Store:
             )
             s.add(match)
             s.flush()
-
-            after: tuple[RatingInfo, RatingInfo] | None = None
-            if rated:
-                pair = (ratings[seat_versions[0]], ratings[seat_versions[1]])
-                _apply(self._rater, pair, result.winner, result.faults)
-                after = (_rating_info(pair[0]), _rating_info(pair[1]))
+            match.rating_order = (
+                rating_order.tournament_order(game.tournament_id, game.ordinal)
+                if game is not None
+                else rating_order.single_order(s, match.id)
+            )
 
             if game is not None and result.termination is not Termination.ABORTED:
                 done = s.execute(
@@ -423,6 +412,13 @@ class Store:
                         f"tournament {game.tournament_id} game {game.ordinal} was already recorded"
                     )
                 self._finish_if_complete(s, game.tournament_id)
+            applied = rating_order.apply_ready(s, self._rater, self.dialect, tournament_id)
+            after: tuple[RatingInfo, RatingInfo] | None = None
+            if match.id in applied:
+                after = (
+                    _rating_info(s.get(Rating, seat_versions[0])),
+                    _rating_info(s.get(Rating, seat_versions[1])),
+                )
             return RecordedMatch(
                 sequence=match.id, match_id=match.match_id, rated=rated, ratings=after
             )
@@ -623,6 +619,11 @@ class Store:
                 raise NotFoundError(f"no tournament with id {tournament_id}")
             t.status = status.value
             t.finished_at = None if status is TournamentStatus.RUNNING else utcnow()
+            if status is not TournamentStatus.RUNNING:
+                # Its gaps are for good now: what waited behind them is rated.
+                rating_order.lock(s, self.dialect)
+                s.flush()
+                rating_order.apply_ready(s, self._rater, self.dialect, tournament_id)
 
     def _finish_if_complete(self, s: Session, tournament_id: int) -> None:
         left = s.scalar(
@@ -706,37 +707,19 @@ class Store:
         return board
 
     def recompute_ratings(self) -> int:
-        """Rebuild every rating from the rated matches in recorded order, with this store's
-        TrueSkill settings; returns the number of matches applied."""
+        """Rebuild every rating from the applied matches in rating order (rating_order.py),
+        with this store's TrueSkill settings; returns the number of matches applied."""
         with self._write() as s:
-            if self.dialect == "postgresql":
-                # Blocks recorders (their FOR UPDATE) until the rebuild commits; reads go on.
-                s.execute(text("LOCK TABLE ratings IN EXCLUSIVE MODE"))
-            ratings = {r.bot_version_id: r for r in s.scalars(select(Rating))}
-            versions = s.scalars(select(BotVersion.id)).all()
-            mu, sigma = self._rater.initial()
-            for vid in versions:
-                r = ratings.get(vid)
-                if r is None:
-                    r = ratings[vid] = Rating(bot_version_id=vid)
-                    s.add(r)
-                r.mu, r.sigma = mu, sigma
-                r.matches = r.wins = r.losses = r.draws = r.faults = 0
-            history = s.execute(
-                select(
-                    Match.seat0_version_id,
-                    Match.seat1_version_id,
-                    Match.winner,
-                    Match.faults0,
-                    Match.faults1,
-                )
-                .where(Match.rated.is_(True))
-                .order_by(Match.id)
-            ).all()
-            for seat0, seat1, winner, faults0, faults1 in history:
-                _apply(self._rater, (ratings[seat0], ratings[seat1]), winner, (faults0, faults1))
+            rating_order.lock(s, self.dialect)
+            rating_order.apply_all_ready(s, self._rater, self.dialect)
+            applied = rating_order.rebuild(s, self._rater, self.dialect)
             self._write_rating_settings(s)
-            return len(history)
+            return applied
+
+    def ratings_stale(self) -> bool:
+        """True when the stored ratings were computed in an older order (rating_order.py)."""
+        with self._read() as s:
+            return s.get(Setting, rating_order.STALE_KEY) is not None
 
     def rating_settings(self) -> RatingConfig | None:
         """The TrueSkill settings the stored ratings were computed with."""
@@ -912,23 +895,6 @@ def _is_rated(result: MatchResult, seats: tuple[int, int]) -> bool:
     if result.termination is Termination.ABORTED or seats[0] == seats[1]:
         return False
     return not (result.termination.is_forfeit and result.winner is None)
-
-
-def _apply(
-    rater: Rater, pair: tuple[Rating, Rating], winner: int | None, faults: tuple[int, int]
-) -> None:
-    """One rated match's update: TrueSkill and the tallies (shared by record and recompute)."""
-    a, b = pair
-    (a.mu, a.sigma), (b.mu, b.sigma) = rater.rate((a.mu, a.sigma), (b.mu, b.sigma), winner)
-    for seat, r in enumerate(pair):
-        r.matches += 1
-        r.faults += faults[seat]
-        if winner is None:
-            r.draws += 1
-        elif winner == seat:
-            r.wins += 1
-        else:
-            r.losses += 1
 
 
 def _decision_times(
