@@ -197,3 +197,55 @@ def test_heuristic_is_stronger_than_cautious(sqlite_url: str) -> None:
     assert out["sprt"]["llr"] >= out["sprt"]["upper"]
     assert out["elo_low"] > 0 and out["pairs"] < 200
     assert out["verdict"].startswith(f"H1 accepted after {out['pairs']} pairs")
+
+
+def _game(index: int, winner_bot: int | None) -> Any:
+    """Game ``index`` of a comparison's schedule (A = 0 in seat 0 in even games)."""
+    from arena.tournament import GameRecord
+
+    seats = (0, 1) if index % 2 == 0 else (1, 0)
+    winner = None if winner_bot is None else seats.index(winner_bot)
+    return GameRecord(index, index // 2, seats, winner, (0, 0), "target_reached", (0, 0))
+
+
+def test_the_test_counts_complete_pairs_in_schedule_order() -> None:
+    from arena.tournament.compare import SequentialTest
+
+    spec = CompareSpec(max_pairs=30, sprt=Sprt(elo0=0, elo1=200))
+    winners = [0, 0, 0, 1, 0, None, 1, 1] + [0] * 52  # A's pair points: 2, 1, 1.5, 0, then 2s
+    games = [_game(i, w) for i, w in enumerate(winners)]
+    test = SequentialTest(spec, independent=False)
+    # Out of order: pair 1 first, then pair 0 completes both.
+    assert test.add(games[2]) == [] and test.add(games[3]) == []
+    assert test.add(games[0]) == []
+    states = test.add(games[1])
+    assert [s.pairs for s in states] == [1, 2]
+    assert states[-1].pentanomial == (0, 0, 1, 0, 1)
+    for g in games[4:8]:
+        test.add(g)
+    state = test.state()
+    assert state.pentanomial == (1, 0, 1, 1, 1)
+    assert (state.wins, state.draws, state.losses) == (4, 1, 3)
+    assert state.status is not None and state.status.llr == Sprt(0, 200).status([1, 0, 1, 1, 1]).llr
+    for g in games[8:]:
+        test.add(g)
+        if test.state().finished:
+            break
+    final = test.state()
+    assert final.decision == "H1" and final.pairs < 30
+    # A game recorded after the decision is counted nowhere: it is "beyond".
+    later = SequentialTest(spec, independent=False)
+    later.add_all(games)
+    assert later.state().to_dict() == {**final.to_dict(), "beyond": 60 - 2 * final.pairs}
+
+
+def test_independent_deals_use_the_trinomial() -> None:
+    from arena.tournament.compare import SequentialTest
+
+    spec = CompareSpec(max_pairs=3, sprt=Sprt(elo0=0, elo1=50))
+    test = SequentialTest(spec, independent=True)
+    state = test.add_all([_game(i, w) for i, w in enumerate([0, 1, 0, None, 1, 1])])
+    assert state.model == "trinomial" and state.counts == [3, 1, 2]
+    assert state.estimate == estimate([3, 1, 2])
+    assert state.status is not None and state.status.llr == Sprt(0, 50).status([3, 1, 2]).llr
+    assert state.finished and state.decision is None  # the cap: undecided
