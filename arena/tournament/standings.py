@@ -18,8 +18,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from arena.ratings import Rater, conservative_score, skill_interval
+from arena.ratings import Rater, conservative_score
 from arena.stats import estimate
+from arena.store import LeaderboardRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,33 +43,6 @@ class GameRecord:
     @property
     def forfeit(self) -> bool:
         return self.termination.startswith("forfeit_")
-
-
-@dataclass(frozen=True, slots=True)
-class BotStanding:
-    rank: int
-    bot: str
-    version: str
-    mu: float
-    sigma: float
-    score: float
-    """The conservative rating mu - 3 sigma the leaderboard ranks by."""
-    matches: int
-    """Rated matches (as the store's leaderboard counts them)."""
-    wins: int
-    losses: int
-    draws: int
-    faults: int
-    """Faults in all matches, rated or not."""
-
-    @property
-    def mu_low(self) -> float:
-        """mu - 1.96 sigma: the lower end of the skill's 95 % interval."""
-        return skill_interval(self.mu, self.sigma)[0]
-
-    @property
-    def mu_high(self) -> float:
-        return skill_interval(self.mu, self.sigma)[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +84,7 @@ class FaultRow:
 
 @dataclass(frozen=True, slots=True)
 class Standings:
-    leaderboard: list[BotStanding]
+    leaderboard: list[LeaderboardRow]
     head_to_head: list[HeadToHead]
     faults: list[FaultRow]
     played: int
@@ -162,7 +136,7 @@ def compute_standings(
         range(len(bots)), key=lambda i: (-scores[i], bots[i][0], bots[i][1])
     )
     leaderboard = [
-        BotStanding(
+        LeaderboardRow(
             rank=rank,
             bot=bots[i][0],
             version=bots[i][1],
