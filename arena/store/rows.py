@@ -63,11 +63,13 @@ class RatingInfo:
 @dataclass(frozen=True, slots=True)
 class RecordedMatch:
     sequence: int
-    """The match's place in the recorded order (the order ratings are applied in)."""
+    """The match's place in the recorded order (ratings are applied in another, fixed order:
+    ``rating_order.py``)."""
     match_id: str
     rated: bool
     ratings: tuple[RatingInfo, RatingInfo] | None
-    """Both seats' ratings after the update; None for a match that is not rated."""
+    """Both seats' ratings after the update; None for a match that is not rated, or whose
+    update waits for an earlier game of its tournament (``rating_order.py``)."""
 
 
 @dataclass(frozen=True, slots=True)
