@@ -12,6 +12,7 @@ import typer
 
 from arena.cli import bench
 from arena.cli import bot as bot_cli
+from arena.cli import compare as compare_cli
 from arena.cli import db as db_cli
 from arena.cli import demo as demo_cli
 from arena.cli import doctor as doctor_cli
@@ -31,6 +32,7 @@ app = typer.Typer(
 )
 app.add_typer(bench.app, name="bench")
 app.command("match")(match_cli.match)
+app.command("compare")(compare_cli.compare)
 app.command("replay")(replay_cli.replay)
 app.add_typer(db_cli.app, name="db")
 app.command("ratings")(ratings_cli.ratings)
