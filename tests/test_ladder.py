@@ -139,3 +139,21 @@ def test_a_ladder_killed_and_restarted_loses_and_doubles_nothing(
             assert len(games) == 2, (t.id, games)
         status = store.ladder_status()
     assert json.loads(json.dumps(status))["playing"] == []
+
+
+def test_runs_sharing_stop_and_abort_events_leave_them_unset(sqlite_url: str) -> None:
+    # The ladder passes one abort event to every pair it plays: a run that ends must not set
+    # it, or every later pair would end before it starts.
+    stop, abort = threading.Event(), threading.Event()
+    with Store.open(sqlite_url) as store:
+        for _ in range(2):
+            tid = create_tournament(
+                store,
+                TournamentSettings(
+                    bots=[str(SAMPLES / "random"), str(SAMPLES / "heuristic")], games=1,
+                    rules=FAST,
+                ),
+            )
+            run_tournament(store, tid, stop=stop, abort=abort)
+            assert not abort.is_set() and not stop.is_set()
+            assert store.get_tournament(tid).games_done == 2

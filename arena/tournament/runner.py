@@ -338,9 +338,12 @@ def _play(
         check_unchanged(config.entrants[i])
     attempts = _aborted_attempts(store, info.id)
 
+    # The pool's own event (set by an abort, and by the pool's stop): the caller's ``abort``
+    # may be shared by several runs (the ladder's), and a finished run must not set it.
+    cancel = threading.Event()
     pool = BotPool(
         config.entrants, bot_seed=config.bot_seed, start_bot=start_bot, sandbox=sandbox,
-        cancel=abort,
+        cancel=cancel,
     )  # fmt: skip
 
     def play(game: TournamentGameInfo) -> MatchResult | None:
@@ -376,6 +379,8 @@ def _play(
                 running[ex.submit(play, game)] = game
             if stop.is_set() or abort.is_set():
                 waiting.clear()
+            if abort.is_set():
+                cancel.set()  # bots still starting give up at once
             if not running:
                 if waiting:
                     time.sleep(_START_POLL_S)  # every game waits for a bot still starting
