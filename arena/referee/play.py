@@ -30,6 +30,7 @@ import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from arena._gen.spades.v1 import bot_pb2 as pb
 from arena.protocol import (
     RPCS,
     SERVICE_NAME,
@@ -42,6 +43,7 @@ from arena.protocol import (
 from arena.referee.clock import ClockConfig, SeatClock
 from arena.referee.policy import FaultPolicy
 from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termination
+from arena.referee.session import Session, SessionBroken, serves_session
 from arena.referee.wire import RequestEncoder
 from arena.rules import Match
 from arena.rules.cards import card_name
@@ -58,6 +60,12 @@ _PLAY = Decision.PLAY
 _DEADLINE = grpc.StatusCode.DEADLINE_EXCEEDED
 _UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
 _CANCELLED = grpc.StatusCode.CANCELLED
+_UNIMPLEMENTED = grpc.StatusCode.UNIMPLEMENTED
+_SESSION_RESPONSE = pb.PlaySessionResponse
+_FALLBACK = object()
+"""A session the bot turned down on its first request: play the seat over unary RPCs."""
+_ARENA_CLOSED = object()
+"""The arena closed the connection of a living bot."""
 _HEALTH_REQUEST = health_pb2.HealthCheckRequest(service="")
 
 
@@ -103,9 +111,11 @@ class _Seat:
         "label",
         "name",
         "notices",
+        "session",
+        "wants_session",
     )
 
-    def __init__(self, index: int, bot: Any, clock: ClockConfig) -> None:
+    def __init__(self, index: int, bot: Any, clock: ClockConfig, sessions: bool = True) -> None:
         self.index = index
         self.bot = bot
         self.name: str = bot.name
@@ -114,6 +124,8 @@ class _Seat:
         self.clock = SeatClock(clock)
         self.faults = 0
         self.dead = False
+        self.session: Session | None = None
+        self.wants_session = False
         if not self.is_alive():
             # A bot already dead (and perhaps already stopped, its channel closed: grpc crashes
             # the process when asked for a registered call on a closed channel) is not called.
@@ -139,6 +151,73 @@ class _Seat:
             name: channel.unary_unary(f"/{SERVICE_NAME}/{name}", _registered_method=True)
             for name in ("StartMatch", "EndHand", "EndMatch")
         }
+        self.wants_session = sessions and serves_session(channel)
+
+    def open_session(self) -> Any:
+        """Open the seat's PlaySession when its bot serves one: None when it does, or the
+        seat's crash or ``_ARENA_CLOSED`` when the channel is closed."""
+        if not self.wants_session:
+            return None
+        self.wants_session = False
+        try:
+            self.session = Session(self.bot.channel)
+        except ValueError:  # grpc: the channel is closed
+            closed = self.closed("PlaySession")
+            return _ARENA_CLOSED if closed is None else closed
+        return None
+
+    def session_call(self, kind: Any, rpc: str, data: bytes, limit_ns: int) -> tuple[Any, int]:
+        """Ask one request on the seat's session: (the answer message, or a ``_Fault``, or
+        ``_FALLBACK``, or ``_ARENA_CLOSED``; the time it took in ns)."""
+        session = self.session
+        assert session is not None
+        t0 = perf_counter_ns()
+        try:
+            answer = session.ask(kind, data, limit_ns / 1e9, _SESSION_RESPONSE)
+        except SessionBroken as exc:
+            elapsed = perf_counter_ns() - t0
+            self.session = None
+            if not session.started and exc.code is _UNIMPLEMENTED:
+                return _FALLBACK, elapsed
+            return self.session_broken(rpc, exc), elapsed
+        elapsed = perf_counter_ns() - t0
+        if answer.response is not None:
+            return answer.response, elapsed
+        if answer.timed_out:
+            return _Fault(
+                FaultKind.TIMEOUT, f"{self.label}: no answer to {rpc} within {_ms(limit_ns)}"
+            ), elapsed
+        if answer.error is not None:
+            code = answer.error.code
+            try:
+                status: Any = _STATUS_BY_VALUE[code]
+            except KeyError:
+                status = f"status {code}"
+            return _Fault(
+                FaultKind.ERROR_STATUS,
+                f"{self.label}: {rpc} failed with status "
+                f"{_status_text(status, answer.error.message)}",
+            ), elapsed
+        return _Fault(
+            FaultKind.MALFORMED_ANSWER, f"{self.label}: malformed {rpc} answer: {answer.malformed}"
+        ), elapsed
+
+    def session_broken(self, rpc: str, exc: SessionBroken) -> Any:
+        """The stream broke: the bot's crash, or ``_ARENA_CLOSED`` when it was the arena that
+        closed the channel of a living bot."""
+        try:
+            self.health(_HEALTH_REQUEST, timeout=0.25)
+        except ValueError:  # grpc: "Cannot invoke RPC on closed channel!"
+            closed = self.closed(rpc)
+            return _ARENA_CLOSED if closed is None else closed
+        except grpc.RpcError:
+            pass
+        return self.crash(rpc, exc.code, exc.details or "the session stream ended")
+
+    def close_session(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
 
     def is_alive(self) -> bool:
         if self.dead:
@@ -208,6 +287,9 @@ class _Seat:
         return True
 
 
+_STATUS_BY_VALUE = {code.value[0]: code for code in grpc.StatusCode}
+
+
 def _closed_by_arena(seat: _Seat) -> str:
     return f"the arena closed its connection to {seat.label} during the match"
 
@@ -263,6 +345,7 @@ class _Referee:
         match_id: str,
         stop: threading.Event | None,
         on_hand: Callable[[HandResult], None] | None,
+        sessions: bool = True,
     ) -> None:
         if len(bots) != 2:
             raise ValueError(f"a match needs exactly two bots, got {len(bots)}")
@@ -273,7 +356,7 @@ class _Referee:
         self.match_id = match_id
         self.stop = stop
         self.on_hand = on_hand
-        self.seats = (_Seat(0, bots[0], clock), _Seat(1, bots[1], clock))
+        self.seats = (_Seat(0, bots[0], clock, sessions), _Seat(1, bots[1], clock, sessions))
         self.match = Match(seed, rules)
         self.decisions: list[DecisionRecord] = []
         self.fault_notes: list[str] = []
@@ -295,17 +378,37 @@ class _Referee:
                     )
                     ended = self._fault(seat, fault)
                     break
+            for seat in self.seats:
+                if ended is None:
+                    opened = seat.open_session()
+                    if opened is _ARENA_CLOSED:
+                        ended = None, Termination.ABORTED, _closed_by_arena(seat)
+                    elif opened is not None:
+                        ended = self._fault(seat, opened)
             if ended is None:
                 ended = self._notify_start()
             if ended is None:
                 ended = self._play()
         except BaseException:
-            self._send_end_match(None, Termination.ABORTED, "the referee stopped on an error")
+            try:
+                self._send_end_match(None, Termination.ABORTED, "the referee stopped on an error")
+            finally:
+                self._cancel_sessions()
             raise
         winner, termination, detail = ended
         result = self._result(winner, termination, detail)
-        self._send_end_match(winner, termination, detail)
+        try:
+            self._send_end_match(winner, termination, detail)
+        finally:
+            self._cancel_sessions()
         return result
+
+    def _cancel_sessions(self) -> None:
+        """Sessions still open after EndMatch (a seat that never got it) are cancelled."""
+        for seat in self.seats:
+            if seat.session is not None:
+                seat.session.cancel()
+                seat.session = None
 
     def _play(self) -> tuple[int | None, Termination, str]:
         """The decision loop, kept lean: it is the referee's hot path."""
@@ -327,23 +430,40 @@ class _Referee:
             data = encode(decision, m.observation(index), legal, clock)
             call, parse, rpc = seat.calls[decision]
             limit_ns = clock.move_ns + clock.bank_ns
-            t0 = perf_counter_ns()
-            try:
-                raw = call(data, timeout=limit_ns / 1e9)
-            except grpc.RpcError as exc:
-                elapsed = perf_counter_ns() - t0
-                clock.charge(elapsed)
-                fault = seat.rpc_fault(rpc, exc, elapsed, limit_ns)
-            except ValueError:  # grpc: "Cannot invoke RPC on closed channel!"
-                closed = seat.closed(rpc)
-                if closed is None:
+            fault: _Fault | None = None
+            response: Any = None
+            raw: bytes = b""
+            elapsed = 0
+            if seat.session is not None:
+                got, elapsed = seat.session_call(decision, rpc, data, limit_ns)
+                if got is _ARENA_CLOSED:
                     return None, Termination.ABORTED, _closed_by_arena(seat)
-                return self._fault(seat, closed)
-            else:
-                elapsed = perf_counter_ns() - t0
+                if isinstance(got, _Fault):
+                    clock.charge(elapsed)
+                    fault = got
+                elif got is not _FALLBACK:
+                    response = got
+            if response is None and fault is None:
+                t0 = perf_counter_ns()
+                try:
+                    raw = call(data, timeout=limit_ns / 1e9)
+                except grpc.RpcError as exc:
+                    elapsed = perf_counter_ns() - t0
+                    clock.charge(elapsed)
+                    fault = seat.rpc_fault(rpc, exc, elapsed, limit_ns)
+                except ValueError:  # grpc: "Cannot invoke RPC on closed channel!"
+                    closed = seat.closed(rpc)
+                    if closed is None:
+                        return None, Termination.ABORTED, _closed_by_arena(seat)
+                    return self._fault(seat, closed)
+                else:
+                    elapsed = perf_counter_ns() - t0
+            if fault is None:
                 if clock.charge(elapsed):
                     try:
-                        action = action_from_response(decision, parse(raw))
+                        action = action_from_response(
+                            decision, parse(raw) if response is None else response
+                        )
                         m.apply(action)
                     except RulesError as exc:
                         fault = _Fault(
@@ -421,16 +541,24 @@ class _Referee:
             if seat.dead:
                 continue  # a seat found dead has no calls to make (see _Seat)
             data = req.SerializeToString()
-            t0 = perf_counter_ns()
             fault: _Fault | None = None
-            try:
-                seat.notices[name](data, timeout=timeout)
-            except ValueError:
-                fault = seat.closed(name)
-                if fault is None:
+            got: Any = _FALLBACK
+            if seat.session is not None:
+                got, _ = seat.session_call(name, name, data, limit_ns)
+                if got is _ARENA_CLOSED:
                     return None, Termination.ABORTED, _closed_by_arena(seat)
-            except grpc.RpcError as exc:
-                fault = seat.rpc_fault(name, exc, perf_counter_ns() - t0, limit_ns)
+                if isinstance(got, _Fault):
+                    fault = got
+            if got is _FALLBACK:
+                t0 = perf_counter_ns()
+                try:
+                    seat.notices[name](data, timeout=timeout)
+                except ValueError:
+                    fault = seat.closed(name)
+                    if fault is None:
+                        return None, Termination.ABORTED, _closed_by_arena(seat)
+                except grpc.RpcError as exc:
+                    fault = seat.rpc_fault(name, exc, perf_counter_ns() - t0, limit_ns)
             if fault is None:
                 continue
             if decided:
@@ -479,8 +607,14 @@ class _Referee:
                 detail,
             )
             # A courtesy: the result is already decided, whatever the bot answers.
+            data = req.SerializeToString()
+            if seat.session is not None:
+                got, _ = seat.session_call("EndMatch", "EndMatch", data, int(timeout * 1e9))
+                seat.close_session()
+                if got is not _FALLBACK:
+                    continue
             with contextlib.suppress(grpc.RpcError, ValueError):
-                seat.notices["EndMatch"](req.SerializeToString(), timeout=timeout)
+                seat.notices["EndMatch"](data, timeout=timeout)
 
     # -- the result -----------------------------------------------------------------------
 
@@ -526,6 +660,7 @@ def play_match(
     match_id: str | None = None,
     stop: threading.Event | None = None,
     on_hand: Callable[[HandResult], None] | None = None,
+    sessions: bool = True,
 ) -> MatchResult:
     """Play one match of ``bots[0]`` (seat 0) against ``bots[1]`` (seat 1) from ``seed``.
 
@@ -533,9 +668,11 @@ def play_match(
     the result whatever the bots do; raises only for the arena's own errors. ``stop``, when
     set by another thread, ends the match before its next decision as ``ABORTED``;
     ``on_hand`` is called with each hand's result as it is scored (for progress displays).
-    Safe to run in many threads at once: a match shares nothing with another."""
+    A seat whose bot serves ``PlaySession`` plays over one stream unless ``sessions`` is False
+    (``arena.referee.session``); the other over the unary RPCs. Safe to run in many threads at
+    once: a match shares nothing with another."""
     return _Referee(
-        bots, seed, rules, clock, policy, match_id or new_match_id(), stop, on_hand
+        bots, seed, rules, clock, policy, match_id or new_match_id(), stop, on_hand, sessions
     ).run()
 
 

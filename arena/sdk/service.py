@@ -145,6 +145,19 @@ class BotHandler:
         return pb.EndMatchResponse()
 
 
+# PlaySession: each request field of the stream and the decision it asks (None for a notice).
+_SESSION_DECISIONS: dict[str, Decision | None] = {
+    "decide_double_nil": Decision.DOUBLE_NIL,
+    "draw": Decision.DRAW,
+    "exchange": Decision.EXCHANGE,
+    "bid": Decision.BID,
+    "play": Decision.PLAY,
+    "start_match": None,
+    "end_hand": None,
+    "end_match": None,
+}
+
+
 class BotServicer(bot_pb2_grpc.BotServiceServicer):
     """The BotService of one bot. A bot error fails the RPC with INTERNAL and its message
     (and is logged with its traceback on stderr), so the referee sees a fault, not a guess; a
@@ -191,3 +204,34 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
 
     def EndMatch(self, request: Any, context: grpc.ServicerContext) -> Any:
         return self._run(context, lambda: self.handler.end_match(request))
+
+    def PlaySession(self, request_iterator: Any, context: grpc.ServicerContext) -> Any:
+        """Answer a match's requests on one stream, in order: the same answers as the unary
+        RPCs, an error as a ``SessionError`` carrying the status the unary RPC would fail with.
+        """
+        handler = self.handler
+        notices = {
+            "start_match": handler.start_match,
+            "end_hand": handler.end_hand,
+            "end_match": handler.end_match,
+        }
+        answer = handler.answer
+        for request in request_iterator:
+            kind = request.WhichOneof("request")
+            response = pb.PlaySessionResponse(seq=request.seq)
+            try:
+                if kind is None:
+                    raise protocol.MalformedMessageError("a PlaySession request with no request")
+                decision = _SESSION_DECISIONS[kind]
+                inner = getattr(request, kind)
+                result = notices[kind](inner) if decision is None else answer(decision, inner)
+                getattr(response, kind).CopyFrom(result)
+            except (protocol.MalformedMessageError, InvalidRuleSetError) as exc:
+                log.error("bot %s got a malformed request: %s", handler.bot.name, exc)
+                response.error.code = grpc.StatusCode.INVALID_ARGUMENT.value[0]
+                response.error.message = f"malformed request: {exc}"
+            except Exception as exc:
+                log.exception("bot %s failed", handler.bot.name)
+                response.error.code = grpc.StatusCode.INTERNAL.value[0]
+                response.error.message = f"{type(exc).__name__}: {exc}"
+            yield response
