@@ -79,14 +79,17 @@ def protocol(
 def transport(
     concurrency: int = typer.Option(1, "--concurrency", "-k", help="Concurrent callers."),
     seconds: float = typer.Option(5.0, "--seconds", help="Time to measure."),
+    session: bool = typer.Option(
+        False, "--session", help="Messages on PlaySession streams instead of unary calls."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Raw gRPC unary calls per second to two bot processes (the referee's baseline)."""
+    """Raw gRPC calls per second to two bot processes (the referee's baseline)."""
     import json
 
     from arena.bench.transport import describe, measure
 
-    result = measure(concurrency=concurrency, seconds=seconds)
+    result = measure(concurrency=concurrency, seconds=seconds, session=session)
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
@@ -100,6 +103,9 @@ def referee(
     compare: bool = typer.Option(
         False, "--compare", help="Also measure the raw transport in the same run; print the ratio."
     ),
+    unary: bool = typer.Option(
+        False, "--unary", help="Play over the unary RPCs even though the bots serve PlaySession."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Bot decisions per second through the referee, K matches at once between two fast bots."""
@@ -111,7 +117,13 @@ def referee(
         raise typer.BadParameter("give --seconds or --matches, not both")
     if seconds is None and matches is None:
         seconds = 5.0
-    result = measure(concurrency=concurrency, seconds=seconds, matches=matches, compare=compare)
+    result = measure(
+        concurrency=concurrency,
+        seconds=seconds,
+        matches=matches,
+        compare=compare,
+        sessions=not unary,
+    )
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 

@@ -28,7 +28,15 @@ from google.protobuf.message import DecodeError
 from arena.protocol import SERVICE_NAME
 from arena.rules.decisions import Decision
 
-__all__ = ["FIELDS", "Answer", "Session", "SessionBroken", "serves_session"]
+__all__ = [
+    "FIELDS",
+    "Answer",
+    "Session",
+    "SessionBroken",
+    "frame",
+    "read_answer",
+    "serves_session",
+]
 
 PATH = f"/{SERVICE_NAME}/PlaySession"
 
@@ -111,10 +119,10 @@ class Session:
     def ask(self, kind: Decision | str, data: bytes, timeout: float, pb: Any) -> Answer:
         """Send one request (``data``: the serialized request of the unary RPC) and wait for
         its answer up to ``timeout`` seconds. Raises ``SessionBroken`` when the stream ends."""
-        field, tag = FIELDS[kind]
+        field = FIELDS[kind][0]
         self._seq += 1
         seq = self._seq
-        self._requests.put(b"\x08" + _varint(seq) + bytes((tag,)) + _varint(len(data)) + data)
+        self._requests.put(frame(kind, seq, data))
         get = self._answers.get
         deadline = monotonic() + timeout
         while True:
@@ -124,26 +132,10 @@ class Session:
                 return _TIMED_OUT
             if raw is _END or isinstance(raw, BaseException):
                 raise _broken(raw)
-            answer = Answer()
-            try:
-                response = pb.FromString(raw)
-            except DecodeError as exc:
-                answer.malformed = f"an answer that does not parse ({exc})"
-                self.started = True
-                return answer
-            if response.seq < seq and response.seq != 0:
+            answer = read_answer(raw, seq, field, pb)
+            if answer is None:
                 continue  # the late answer to an earlier request, already judged a timeout
             self.started = True
-            got = response.WhichOneof("response")
-            if response.seq != seq:
-                answer.malformed = f"answer numbered {response.seq} to request {seq}"
-            elif got == "error":
-                answer.error = response.error
-            elif got != field:
-                answer.malformed = f"a {got or 'empty'} answer to a {field} request"
-            else:
-                answer.response = getattr(response, field)
-                answer.kind = got
             return answer
 
     def close(self) -> None:
@@ -156,6 +148,36 @@ class Session:
         self._closed = True
         self._requests.put(None)
         self._call.cancel()
+
+
+def read_answer(raw: bytes, seq: int, field: str, pb: Any) -> Answer | None:
+    """The answer to request ``seq`` (a ``field`` request) in ``raw``, or None for a late
+    answer to an earlier request."""
+    answer = Answer()
+    try:
+        response = pb.FromString(raw)
+    except DecodeError as exc:
+        answer.malformed = f"an answer that does not parse ({exc})"
+        return answer
+    got_seq = response.seq
+    if 0 < got_seq < seq:
+        return None
+    got = response.WhichOneof("response")
+    if got_seq != seq:
+        answer.malformed = f"answer numbered {got_seq} to request {seq}"
+    elif got == "error":
+        answer.error = response.error
+    elif got != field:
+        answer.malformed = f"a {got or 'empty'} answer to a {field} request"
+    else:
+        answer.response = getattr(response, field)
+        answer.kind = got
+    return answer
+
+
+def frame(kind: Decision | str, seq: int, data: bytes) -> bytes:
+    """The PlaySessionRequest bytes carrying request ``data`` (a unary request's bytes)."""
+    return b"\x08" + _varint(seq) + bytes((FIELDS[kind][1],)) + _varint(len(data)) + data
 
 
 def _requests(requests: queue.SimpleQueue[bytes | None]) -> Any:
