@@ -160,3 +160,26 @@ def tournament(
         result = bench_tournament.measure(concurrency=concurrency, games=games, seed=seed)
         text = bench_tournament.describe
     typer.echo(json.dumps(result) if json_output else text(result))
+
+
+@app.command("versus")
+def versus(
+    other: str = typer.Argument(..., help="Another checkout of the arena, with its own .venv."),
+    rounds: int = typer.Option(2, "--rounds", help="Turns of each checkout per probe."),
+    concurrency: list[int] = typer.Option(  # noqa: B008 - typer's declaration style
+        [1, 4], "--concurrency", "-k", help="Matches at once; repeat for several."
+    ),
+    games: int = typer.Option(3, "--games", "-n", help="Deal seeds of the tournament probe."),
+    seconds: float = typer.Option(6.0, "--seconds", help="Time of each referee/engine probe."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """This checkout against another (say, the commit before a change), in alternating turns."""
+    import json
+    from pathlib import Path
+
+    from arena.bench.versus import describe, measure
+
+    result = measure(
+        Path(other), rounds=rounds, concurrency=tuple(concurrency), games=games, seconds=seconds
+    )
+    typer.echo(json.dumps(result) if json_output else describe(result))
