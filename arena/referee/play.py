@@ -194,6 +194,8 @@ class _Seat:
         if answer.response is not None:
             return answer.response
         if answer.timed_out:
+            if not self.is_alive():  # what held the stream open was not the bot
+                return self.crash(rpc, None, "no answer")
             return _Fault(
                 FaultKind.TIMEOUT, f"{self.label}: no answer to {rpc} within {_ms(limit_ns)}"
             )
