@@ -22,8 +22,19 @@ from typing import Any
 import grpc
 
 from arena._gen.spades.v1 import bot_pb2 as pb
-from arena.referee import play
-from arena.referee.session import FIELDS, PATH, Answer, SessionBroken, frame, read_answer
+from arena.referee.session import (
+    ARENA_CLOSED,
+    DECIDE,
+    END_MATCH,
+    FALLBACK,
+    FIELDS,
+    NOTICE,
+    PATH,
+    Answer,
+    SessionBroken,
+    frame,
+    read_answer,
+)
 from arena.runtime.channel import CHANNEL_OPTIONS
 
 __all__ = ["AioSession", "drive", "run"]
@@ -197,32 +208,29 @@ def _cancel(referee: Any) -> None:
 
 
 async def _drive(referee: Any, ops: Generator[tuple[Any, ...], Any, Any]) -> Any:
-    decide, notice, end_match = play._DECIDE, play._NOTICE, play._END_MATCH
     loop = asyncio.get_running_loop()
     try:
         op = next(ops)
         while True:
             kind = op[0]
             seat = op[1]
-            if kind is decide:
+            if kind is DECIDE:
                 got = await _call(loop, seat, op[2], seat.rpcs[op[2]], op[3], op[4])
-                if got[0] is play._FALLBACK:
+                if got[0] is FALLBACK:
                     got = await loop.run_in_executor(None, seat.unary_decide, *op[2:])
                 op = ops.send(got)
-            elif kind is notice:
-                got, _ = await _call(loop, seat, op[2], op[2], op[3], op[4])
-                if got is play._FALLBACK:
+            elif kind is NOTICE:
+                got, _ = await _call(loop, seat, op[2], op[2], op[3], op[4], notice=True)
+                if got is FALLBACK:
                     got = await loop.run_in_executor(None, seat.unary_notice, *op[2:])
-                elif got is not play._ARENA_CLOSED and type(got) is not play._Fault:
-                    got = None
                 op = ops.send(got)
-            elif kind is end_match:
+            elif kind is END_MATCH:
                 got, _ = await _call(loop, seat, "EndMatch", "EndMatch", op[2], op[3])
                 session = seat.session
                 seat.session = None
                 if session is not None:
                     await session.close()
-                if got is play._FALLBACK:
+                if got is FALLBACK:
                     await loop.run_in_executor(None, seat.end_match, *op[2:])
                 op = ops.send(None)
             else:
@@ -239,17 +247,23 @@ def _open(seat: Any) -> Any:
         seat.session = AioSession(_aio_channel(seat.bot))
     except ValueError:  # grpc: the channel is closed
         closed = seat.closed("PlaySession")
-        return play._ARENA_CLOSED if closed is None else closed
+        return ARENA_CLOSED if closed is None else closed
     return None
 
 
 async def _call(
-    loop: asyncio.AbstractEventLoop, seat: Any, kind: Any, rpc: str, data: bytes, limit_ns: int
+    loop: asyncio.AbstractEventLoop,
+    seat: Any,
+    kind: Any,
+    rpc: str,
+    data: bytes,
+    limit_ns: int,
+    notice: bool = False,
 ) -> tuple[Any, int]:
-    """As ``_Seat.session_call``, on the loop."""
+    """As ``_Seat.session_call``, on the loop; a notice's answer comes back as None."""
     session = seat.session
     if session is None:
-        return play._FALLBACK, 0
+        return FALLBACK, 0
     t0 = perf_counter_ns()
     try:
         answer = await session.ask(kind, data, limit_ns / 1e9)
@@ -258,6 +272,9 @@ async def _call(
         seat.session = None
         session.cancel()
         if not session.started and exc.code is grpc.StatusCode.UNIMPLEMENTED:
-            return play._FALLBACK, elapsed
+            return FALLBACK, elapsed
         return await loop.run_in_executor(None, seat.session_broken, rpc, exc), elapsed
-    return seat.judge(answer, rpc, limit_ns), perf_counter_ns() - t0
+    elapsed = perf_counter_ns() - t0
+    if notice and answer.response is not None:
+        return None, elapsed
+    return seat.judge(answer, rpc, limit_ns), elapsed

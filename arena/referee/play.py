@@ -43,7 +43,17 @@ from arena.protocol import (
 from arena.referee.clock import ClockConfig, SeatClock
 from arena.referee.policy import FaultPolicy
 from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termination
-from arena.referee.session import Session, SessionBroken, serves_session
+from arena.referee.session import (
+    ARENA_CLOSED,
+    DECIDE,
+    END_MATCH,
+    FALLBACK,
+    NOTICE,
+    OPEN,
+    Session,
+    SessionBroken,
+    serves_session,
+)
 from arena.referee.wire import RequestEncoder
 from arena.rules import Match
 from arena.rules.cards import card_name
@@ -62,12 +72,10 @@ _UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
 _CANCELLED = grpc.StatusCode.CANCELLED
 _UNIMPLEMENTED = grpc.StatusCode.UNIMPLEMENTED
 _SESSION_RESPONSE = pb.PlaySessionResponse
-_FALLBACK = object()
-"""A session the bot turned down on its first request: play the seat over unary RPCs."""
-_OPEN, _DECIDE, _NOTICE, _END_MATCH = "open", "decide", "notice", "end_match"
+_FALLBACK = FALLBACK
+_OPEN, _DECIDE, _NOTICE, _END_MATCH = OPEN, DECIDE, NOTICE, END_MATCH
 """The ops a match's generator yields (see ``_Referee.match_ops``)."""
-_ARENA_CLOSED = object()
-"""The arena closed the connection of a living bot."""
+_ARENA_CLOSED = ARENA_CLOSED
 _HEALTH_REQUEST = health_pb2.HealthCheckRequest(service="")
 
 

@@ -29,7 +29,13 @@ from arena.protocol import SERVICE_NAME
 from arena.rules.decisions import Decision
 
 __all__ = [
+    "ARENA_CLOSED",
+    "DECIDE",
+    "END_MATCH",
+    "FALLBACK",
     "FIELDS",
+    "NOTICE",
+    "OPEN",
     "Answer",
     "Session",
     "SessionBroken",
@@ -54,6 +60,14 @@ FIELDS: dict[Decision | str, tuple[str, int]] = {
 
 _END = object()
 """Put on the answer queue when the bot closed the stream with status OK."""
+
+# What a match's generator yields and what its calls may come back as (``arena.referee.play``),
+# here so that both drivers (``play`` and ``aio``) share them without importing each other.
+OPEN, DECIDE, NOTICE, END_MATCH = "open", "decide", "notice", "end_match"
+FALLBACK = object()
+"""A session the bot turned down on its first request: play the seat over unary RPCs."""
+ARENA_CLOSED = object()
+"""The arena closed the connection of a living bot."""
 
 
 def _varint(n: int) -> bytes:
