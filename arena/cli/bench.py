@@ -79,14 +79,17 @@ def protocol(
 def transport(
     concurrency: int = typer.Option(1, "--concurrency", "-k", help="Concurrent callers."),
     seconds: float = typer.Option(5.0, "--seconds", help="Time to measure."),
+    session: bool = typer.Option(
+        False, "--session", help="Messages on PlaySession streams instead of unary calls."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Raw gRPC unary calls per second to two bot processes (the referee's baseline)."""
+    """Raw gRPC calls per second to two bot processes (the referee's baseline)."""
     import json
 
     from arena.bench.transport import describe, measure
 
-    result = measure(concurrency=concurrency, seconds=seconds)
+    result = measure(concurrency=concurrency, seconds=seconds, session=session)
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
@@ -99,6 +102,9 @@ def referee(
     matches: int | None = typer.Option(None, "--matches", help="Play this many matches."),
     compare: bool = typer.Option(
         False, "--compare", help="Also measure the raw transport in the same run; print the ratio."
+    ),
+    unary: bool = typer.Option(
+        False, "--unary", help="Play over the unary RPCs even though the bots serve PlaySession."
     ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
     sandbox: str | None = typer.Option(
@@ -134,7 +140,13 @@ def referee(
         os.environ["ARENA_SANDBOX"] = check_sandbox(sandbox)  # the bots this process starts
     if seconds is None and matches is None:
         seconds = 5.0
-    result = measure(concurrency=concurrency, seconds=seconds, matches=matches, compare=compare)
+    result = measure(
+        concurrency=concurrency,
+        seconds=seconds,
+        matches=matches,
+        compare=compare,
+        sessions=not unary,
+    )
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
@@ -222,3 +234,24 @@ def ladder(
         f"{result['newcomer_pairs_to_sigma_2_median']}, "
         f"max {result['newcomer_pairs_to_sigma_2_max']}"
     )
+@app.command("versus")
+def versus(
+    other: str = typer.Argument(..., help="Another checkout of the arena, with its own .venv."),
+    rounds: int = typer.Option(2, "--rounds", help="Turns of each checkout per probe."),
+    concurrency: list[int] = typer.Option(  # noqa: B008 - typer's declaration style
+        [1, 4], "--concurrency", "-k", help="Matches at once; repeat for several."
+    ),
+    games: int = typer.Option(3, "--games", "-n", help="Deal seeds of the tournament probe."),
+    seconds: float = typer.Option(6.0, "--seconds", help="Time of each referee/engine probe."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """This checkout against another (say, the commit before a change), in alternating turns."""
+    import json
+    from pathlib import Path
+
+    from arena.bench.versus import describe, measure
+
+    result = measure(
+        Path(other), rounds=rounds, concurrency=tuple(concurrency), games=games, seconds=seconds
+    )
+    typer.echo(json.dumps(result) if json_output else describe(result))
