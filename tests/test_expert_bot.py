@@ -178,8 +178,10 @@ def test_double_nil_only_when_far_behind_near_the_end() -> None:
         return View(**{**{f: getattr(v, f) for f in View.__dataclass_fields__}, "seats": seats})
 
     assert not search.choose_double_nil(dn_view(0, 0))
-    assert not search.choose_double_nil(dn_view(300, 420))
-    assert search.choose_double_nil(dn_view(100, 420))
+    assert not search.choose_double_nil(dn_view(300, 420))  # the opponent is not that close
+    assert not search.choose_double_nil(dn_view(400, 460))  # a normal hand may catch up
+    assert not search.choose_double_nil(dn_view(100, 460))  # even +200 would not
+    assert search.choose_double_nil(dn_view(300, 460))
 
 
 @pytest.mark.slow
