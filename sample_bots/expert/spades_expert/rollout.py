@@ -11,6 +11,9 @@ from __future__ import annotations
 from arena.rules.playout import FOLLOWER_WINS, NON_SPADES, legal_plays
 
 TAKE, DUCK, NIL, SET = range(4)
+SET_REACH = 2
+"""A player whose bid is made plays to set the opponent while the tricks it needs for that are
+at most two, or at most half the tricks left plus this many halves; else it ducks bags."""
 _SUIT = tuple(0x1FFF << (13 * s) for s in range(4))
 _SPADES = _SUIT[3]
 
@@ -24,8 +27,9 @@ def mode_of(bid: int, won: int, opp_bid: int, opp_won: int, tricks_left: int) ->
     if won < bid:
         return TAKE
     need = opp_bid - opp_won
-    if need > 0 and tricks_left - need + 1 <= 2:
-        return TAKE  # one or two tricks more set the opponent: worth far more than a bag
+    to_set = tricks_left - need + 1
+    if need > 0 and (to_set <= 2 or 2 * to_set <= tricks_left + SET_REACH):
+        return TAKE  # a set is within reach: worth far more than the bags it may cost
     return DUCK
 
 
