@@ -151,6 +151,18 @@ def guess_opponent_bid(opp_hand: int, my_bid: int | None) -> int:
     return max(1, min(13, bid))
 
 
+def sure_spades(hand: int, possible: int) -> int:
+    """Spades of ``hand`` that win whenever played: from the ace down, every card the opponent
+    may hold ends the run."""
+    count = 0
+    for c in range(51, 38, -1):
+        if hand >> c & 1:
+            count += 1
+        elif possible >> c & 1:
+            break
+    return count
+
+
 def nil_plausible(hand: int) -> bool:
     """Whether Nil is worth simulating: few high cards and few, low spades."""
     spades = hand >> 39 & 0x1FFF
@@ -191,6 +203,7 @@ def choose_bid(
         return table[tricks]
 
     totals = {b: 0.0 for b in candidates}
+    sure = sure_spades(k.hand, k.possible)
     shade = int(BID_SHADE + 0.999)
     frac = shade - BID_SHADE  # a fractional shade mixes the two counts around it
     nil_total = 0.0
@@ -205,8 +218,10 @@ def choose_bid(
         hands[seat ^ 1] = opp
         t0 = playout(hands, leader, -1, False, [0, 0], (13, 13))  # both take all they can
         playouts += 1
-        low = max(0, (t0 if seat == 0 else 13 - t0) - shade)
-        high = min(13, low + 1)
+        mine = t0 if seat == 0 else 13 - t0
+        sure_here = min(mine, sure)  # no shading of tricks that cannot be lost
+        low = max(0, mine - shade, sure_here)
+        high = max(min(13, mine - shade + 1), sure_here)
         for b in candidates:
             totals[b] += (1 - frac) * value(b, their, low) + frac * value(b, their, high)
         if try_nil:
