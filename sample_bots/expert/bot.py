@@ -18,6 +18,7 @@ repeatable; with a time budget, repeatable up to how many deals the time allowed
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -141,4 +142,6 @@ def make_bot() -> ExpertBot:
 
 
 if __name__ == "__main__":
-    serve(make_bot())
+    bot = make_bot()
+    gc.freeze()  # the start-up objects stay out of every collection during the searches
+    serve(bot)

@@ -115,12 +115,18 @@ def choose_play(
     broken = view.spades_broken
     hand = k.hand
     totals = [0.0] * len(moves)
+    counts = [0] * len(moves)
     start = time.perf_counter()
-    deals = 0
-    while True:
+    clock = time.perf_counter
+    deals = playouts = 0
+    done = False
+    while not done:
         opp = sample_weighted(k, rng)
         deals += 1
         for i, card in enumerate(moves):
+            if deals > 1 and max_deals is None and clock() >= deadline:
+                done = True  # the budget is spent: stop within the deal, not after it
+                break
             hands = [0, 0]
             hands[seat] = hand ^ (1 << card)
             hands[seat ^ 1] = opp
@@ -133,13 +139,15 @@ def choose_play(
                 won[winner] += 1
                 t0 = playout(hands, winner, -1, b, won, bids)
             totals[i] += values[t0 if seat == 0 else 13 - t0]
-        if deals == max_deals or (max_deals is None and time.perf_counter() >= deadline):
+            counts[i] += 1
+            playouts += 1
+        if deals == max_deals or (max_deals is None and clock() >= deadline):
             break
     if stats is not None:
         stats.deals += deals
-        stats.playouts += deals * len(moves)
-        stats.seconds += time.perf_counter() - start
-    best = max(range(len(moves)), key=lambda i: (totals[i], -i))
+        stats.playouts += playouts
+        stats.seconds += clock() - start
+    best = max(range(len(moves)), key=lambda i: (totals[i] / counts[i], -i))
     return moves[best]
 
 
