@@ -60,6 +60,33 @@ def bots(
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
+@app.command("expert")
+def expert(
+    budgets: str = typer.Option(
+        "25,100,250", "--budgets", help="Time budgets in ms, comma-separated."
+    ),
+    pairs: int = typer.Option(20, "--pairs", help="Duplicate pairs per budget."),
+    opponent: str = typer.Option(
+        "sample_bots/heuristic", "--opponent", help="A Python bot directory."
+    ),
+    first_seed: int = typer.Option(0, "--first-seed", help="The first deal seed."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The expert sample bot's win rate and simulations as a function of its time budget."""
+    import json
+
+    from arena.bench.expert import describe, measure
+
+    try:
+        values = [int(b) for b in budgets.split(",") if b.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"budgets must be integers in ms, got {budgets!r}") from None
+    if not values or min(values) <= 0:
+        raise typer.BadParameter(f"budgets must be positive integers in ms, got {budgets!r}")
+    result = measure(values, pairs=pairs, opponent=opponent, first_seed=first_seed)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
 @app.command("protocol")
 def protocol(
     matches: int = typer.Option(20, "--matches", help="Random matches whose decisions to time."),
