@@ -6,9 +6,10 @@ scheduled game is done (``Store.record_match`` with ``tournament_game_id``, whic
 recorded before). So whatever kills the arena, at any moment, the database holds every finished
 match exactly once and ``run_tournament`` on the same id plays exactly the games still pending.
 
-Matches run in a pool of K threads; every thread's referee talks gRPC to the same bot
-processes, each started once per run and shared by all the matches it plays (a bot serves many
-matches at once). The main thread alone writes to the store, as results come in.
+Matches are played by an executor (``arena.tournament.execution``): by default a pool of K
+threads whose referees talk gRPC to the same bot processes, each started once per run and shared
+by all the matches it plays (a bot serves many matches at once); ``arena.distributed`` plays them
+on a Ray cluster instead. The main thread alone writes to the store, as results come in.
 
 A match cut short by the arena itself (``stop``/``abort``, Ctrl-C) is not a result and is not
 recorded: its game stays pending and a resume plays it again from the start, under the same match
@@ -20,20 +21,13 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.ratings import Rater
-from arena.referee import (
-    ClockConfig,
-    FaultPolicy,
-    MatchResult,
-    Termination,
-    play_match,
-    unplayed_result,
-)
+from arena.referee import ClockConfig, FaultPolicy, MatchResult, Termination
 from arena.rules.ruleset import RuleSet
 from arena.store import (
     AlreadyRecordedError,
@@ -45,15 +39,18 @@ from arena.store import (
     TournamentStatus,
 )
 from arena.tournament.entrants import Entrant, check_unchanged, resolve_entrants
+from arena.tournament.execution import LocalExecutor, MatchExecutor, MatchJob
 from arena.tournament.progress import QuietReporter, Reporter
 from arena.tournament.schedule import DealMode, build_schedule, deal_seed, validate
 from arena.tournament.standings import GameRecord, Standings, compute_standings
-from arena.tournament.workers import BotPool
 
 DEFAULT_GAMES = 10
 DEFAULT_CONCURRENCY = 2
 DEFAULT_MOVE_TIMEOUT_MS = 1000
 CONFIG_FORMAT = 1
+
+ExecutorFactory = Callable[[int, threading.Event], MatchExecutor]
+"""Makes the executor of one run from its K and its stop event (default: ``LocalExecutor``)."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +189,7 @@ def run_tournament(
     abort: threading.Event | None = None,
     start_bot: Callable[..., Any] | None = None,
     record_aborted: bool = False,
+    executor: ExecutorFactory | None = None,
 ) -> Standings:
     """Play every pending game of the tournament, K at a time; return its standings.
 
@@ -199,7 +197,8 @@ def run_tournament(
     matches in play. Either way the games not played stay pending, for a later resume.
     Ctrl-C in the main thread does both. ``record_aborted`` keeps the matches cut short by
     ``abort`` as ABORTED records (unrated; the game stays pending), as a shutting-down server
-    does.
+    does. ``executor`` plays the matches elsewhere (``arena.distributed``); by default they are
+    played here, on K threads.
     """
     reporter = reporter or QuietReporter()
     info, config = load_config(store, tournament_id)
@@ -210,7 +209,10 @@ def run_tournament(
     with store.tournament_player_lock(tournament_id):
         pending = store.pending_games(tournament_id)
         if pending:
-            _play(store, info, config, pending, k, reporter, stop, abort, start_bot, record_aborted)
+            _play(
+                store, info, config, pending, k, reporter, stop, abort, start_bot,
+                record_aborted, executor,
+            )
     return tournament_standings(store, tournament_id)[2]
 
 
@@ -225,6 +227,7 @@ def _play(
     abort: threading.Event | None,
     start_bot: Callable[..., Any] | None,
     record_aborted: bool = False,
+    executor: ExecutorFactory | None = None,
 ) -> None:
     stop = stop or threading.Event()
     abort = abort or threading.Event()
@@ -234,18 +237,16 @@ def _play(
         check_unchanged(config.entrants[i])
     attempts = _aborted_attempts(store, info.id)
 
-    pool = BotPool(config.entrants, bot_seed=config.bot_seed, start_bot=start_bot)
-
-    def play(game: TournamentGameInfo) -> MatchResult | None:
-        if stop.is_set() or abort.is_set():
-            return None
+    def job(game: TournamentGameInfo) -> MatchJob:
         seats = (index_of[game.seat_versions[0]], index_of[game.seat_versions[1]])
-        mid = match_id(info.id, game.ordinal, attempts.get(game.id, 0))
-        return _play_game(pool, config, seats, game.seed, mid, abort)
+        return MatchJob(match_id(info.id, game.ordinal, attempts.get(game.id, 0)), seats, game.seed)
 
-    ex = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="match")
+    if executor is None:
+        ex: MatchExecutor = LocalExecutor(concurrency, stop=stop, start_bot=start_bot)
+    else:
+        ex = executor(concurrency, stop)
     try:
-        for i, reason in pool.start(needed, ex).items():
+        for i, reason in ex.start(config, needed, abort).items():
             reporter.bot_failed(config.entrants[i].name, reason)
         reporter.start(info.id, config.names, info.games_total - len(pending), info.games_total)
         queue = iter(pending)
@@ -253,60 +254,31 @@ def _play(
         # Only as many games are submitted as run at once: the rest wait here, in schedule
         # order, so a stop leaves nothing queued behind it.
         for game in queue:
-            running[ex.submit(play, game)] = game
-            if len(running) >= concurrency:
+            running[ex.submit(job(game))] = game
+            if len(running) >= ex.capacity():
                 break
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
                 game = running.pop(fut)
                 result = fut.result()
-                for i, reason in pool.given_up():
+                for i, reason in ex.given_up():
                     reporter.bot_failed(config.entrants[i].name, reason)
                 if result is not None:
                     _record(store, game, result, index_of, reporter, abort, record_aborted)
-                if not (stop.is_set() or abort.is_set()):
-                    nxt = next(queue, None)
-                    if nxt is not None:
-                        running[ex.submit(play, nxt)] = nxt
+            while not (stop.is_set() or abort.is_set()) and len(running) < ex.capacity():
+                nxt = next(queue, None)
+                if nxt is None:
+                    break
+                running[ex.submit(job(nxt))] = nxt
     except BaseException:
         # Ctrl-C or a store error: end the matches in play; their games stay pending.
         stop.set()
         abort.set()
         raise
     finally:
-        ex.shutdown(wait=True, cancel_futures=True)
-        pool.stop()
+        ex.close()
         reporter.stop()
-
-
-def _play_game(
-    pool: BotPool,
-    config: TournamentConfig,
-    seats: tuple[int, int],
-    seed: int,
-    mid: str,
-    abort: threading.Event,
-) -> MatchResult:
-    names = (config.entrants[seats[0]].name, config.entrants[seats[1]].name)
-    conns = [pool.connection(i) for i in seats]
-    failed = [seat for seat in (0, 1) if isinstance(conns[seat], str)]
-    if failed:
-        detail = "; ".join(f"{names[s]} could not start: {conns[s]}" for s in failed)
-        # Neither started: a double forfeit, no winner, not rated, but the game is settled.
-        return unplayed_result(
-            names, seed=seed, forfeit_seat=failed[0] if len(failed) == 1 else None,
-            detail=detail, rules=config.rules, match_id=mid,
-        )
-    return play_match(
-        (conns[0], conns[1]),
-        seed=seed,
-        rules=config.rules,
-        clock=config.clock,
-        policy=config.policy,
-        match_id=mid,
-        stop=abort,
-    )
 
 
 def _record(
