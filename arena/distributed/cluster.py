@@ -1,0 +1,89 @@
+"""Connecting the coordinator to a Ray cluster, and a throwaway cluster on this machine."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import Any
+
+from arena.errors import ArenaError
+
+NAMESPACE = "spades-arena"
+LOOPBACK = "127.0.0.1"
+_SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def connect(address: str) -> None:
+    """Join the cluster at ``address`` (``auto``: the one ``ray start`` runs here, or
+    ``$RAY_ADDRESS``) as its driver; a second call in the same process keeps the connection.
+    A cluster on the loopback interface (``127.0.0.1:PORT``) is joined over loopback."""
+    if _on_loopback(address):
+        _stay_on_loopback()
+    import ray
+
+    if ray.is_initialized():
+        return
+    if not address:
+        raise ArenaError("--ray needs a cluster address (HOST:PORT of its head) or auto")
+    try:
+        ray.init(
+            address=address,
+            namespace=NAMESPACE,
+            logging_level=logging.WARNING,
+            log_to_driver=False,
+            configure_logging=True,
+        )
+    except ConnectionError as exc:
+        raise ArenaError(f"cannot join the Ray cluster at {address}: {_one_line(exc)}") from None
+    except ValueError as exc:  # e.g. a malformed address
+        raise ArenaError(f"bad Ray cluster address {address!r}: {_one_line(exc)}") from None
+
+
+def local_cluster(nodes: int, cpus_per_node: int = 2, object_store_mb: int = 100) -> Any:
+    """A cluster of ``nodes`` Ray nodes on this machine (``ray.cluster_utils.Cluster``), for
+    benchmarks and tests; ``shutdown()`` it. Small memory, no dashboard."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    _stay_on_loopback()
+    from ray.cluster_utils import Cluster
+
+    node_args = {
+        "num_cpus": cpus_per_node,
+        # Every node, and so all of Ray's traffic, on the loopback interface.
+        "node_ip_address": LOOPBACK,
+        "object_store_memory": object_store_mb * 1024 * 1024,
+    }
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={**node_args, "include_dashboard": False},
+    )
+    for _ in range(nodes - 1):
+        cluster.add_node(**node_args)
+    cluster.wait_for_nodes()
+    return cluster
+
+
+def stop_local_cluster(cluster: Any) -> None:
+    """Leave the cluster (if this process joined it), then stop its nodes."""
+    import ray
+
+    ray.shutdown()
+    cluster.shutdown()
+
+
+def _on_loopback(address: str) -> bool:
+    host = address.rsplit(":", 1)[0].strip("[]")
+    return host == "localhost" or host.startswith("127.") or host == "::1"
+
+
+def _stay_on_loopback() -> None:
+    """Ray turns a loopback address into the machine's default-route address (so that other
+    machines could reach it) unless told the cluster is this machine alone. Read when ``ray`` is
+    first imported: a process that imported it already keeps its setting."""
+    if "ray" not in sys.modules:
+        os.environ.setdefault(_SINGLE_MACHINE_ENV, "0")
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
