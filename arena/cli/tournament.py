@@ -32,6 +32,28 @@ ConcurrencyOption = Annotated[
         show_default=False,
     ),
 ]
+RayOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        help="Play the matches on the Ray cluster at this address (HOST:PORT of its head, or "
+        "auto); -k is then matches at once per worker. This process still records every result.",
+        show_default=False,
+    ),
+]
+RayWorkerCpusOption = Annotated[
+    float,
+    typer.Option(
+        "--ray-worker-cpus",
+        help="With --ray: CPUs of a node per worker (one worker, with its own bot processes, "
+        "per slot of this many CPUs).",
+    ),
+]
+
+
+def check_ray_worker_cpus(cpus: float) -> None:
+    if cpus <= 0:
+        raise ArenaError(f"--ray-worker-cpus must be positive, got {cpus:g}")
 
 
 @app.command()
@@ -83,8 +105,13 @@ def run(
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
+    ray: RayOption = None,
+    ray_worker_cpus: RayWorkerCpusOption = 2.0,
 ) -> None:
     """Play every pair of BOTS on N deal seeds, each seed twice with the seats swapped."""
+    if server and ray:
+        raise ArenaError("--ray and --server do not go together: the server runs its own matches")
+    check_ray_worker_cpus(ray_worker_cpus)
     if server:
         from arena.cli import remote
 
@@ -122,7 +149,7 @@ def run(
     )
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
-        play(store, tid, None, as_json)
+        play(store, tid, None, as_json, ray, ray_worker_cpus)
 
 
 @app.command()
@@ -131,12 +158,15 @@ def resume(
     concurrency: ConcurrencyOption = None,
     as_json: JsonOption = False,
     db: DbOption = None,
+    ray: RayOption = None,
+    ray_worker_cpus: RayWorkerCpusOption = 2.0,
 ) -> None:
     """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games."""
     from arena.store import Store
 
+    check_ray_worker_cpus(ray_worker_cpus)
     with Store.open(db) as store:
-        play(store, tournament_id, concurrency, as_json)
+        play(store, tournament_id, concurrency, as_json, ray, ray_worker_cpus)
 
 
 @app.command()
@@ -198,10 +228,25 @@ def list_(
     Console(highlight=False).print(table)
 
 
-def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool) -> None:
-    """Run the tournament's pending games with progress on a terminal, then print the report."""
+def play(
+    store: Any,
+    tournament_id: int,
+    concurrency: int | None,
+    as_json: bool,
+    ray: str | None = None,
+    ray_worker_cpus: float = 2.0,
+) -> None:
+    """Run the tournament's pending games with progress on a terminal, then print the report;
+    with ``ray``, on that Ray cluster (``ray`` is imported only then)."""
     from arena.tournament import TerminalReporter, run_tournament, tournament_standings
     from arena.tournament.progress import LineReporter
+
+    executor = None
+    made: list[Any] = []
+    if ray is not None:
+        from arena.distributed import ray_executor_factory
+
+        executor, made = ray_executor_factory(ray, worker_cpus=ray_worker_cpus)
 
     interactive = sys.stdout.isatty() and not as_json
     reporter = TerminalReporter(Console()) if interactive else LineReporter()
@@ -214,7 +259,9 @@ def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool)
             file=sys.stderr,
         )
     try:
-        run_tournament(store, tournament_id, concurrency=concurrency, reporter=reporter)
+        run_tournament(
+            store, tournament_id, concurrency=concurrency, reporter=reporter, executor=executor
+        )
     except KeyboardInterrupt:
         info = store.get_tournament(tournament_id)
         print(
@@ -225,11 +272,21 @@ def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool)
         )
         raise typer.Exit(130) from None
     info, config, standings = tournament_standings(store, tournament_id)
-    report(info, config, standings, as_json)
+    nodes = [n for ex in made for n in ex.node_counts()] if ray is not None else None
+    if nodes is not None and not as_json:
+        for n in nodes:
+            print(
+                f"ray node {n['address']} ({n['node_id'][:12]}): {n['workers']} workers, "
+                f"{n['matches']} matches, {n['lost']} lost and played again elsewhere",
+                file=sys.stderr,
+            )
+    report(info, config, standings, as_json, nodes)
 
 
-def to_json(info: Any, config: Any, standings: Any) -> dict[str, Any]:
-    return {
+def to_json(
+    info: Any, config: Any, standings: Any, nodes: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    out = {
         "tournament": {
             "id": info.id,
             "status": info.status.value,
@@ -256,11 +313,18 @@ def to_json(info: Any, config: Any, standings: Any) -> dict[str, Any]:
             {"bot": f.bot, "faults": f.faults, "forfeits": f.forfeits} for f in standings.faults
         ],
     }
+    if nodes is not None:
+        # This run's work per Ray node (a resumed run counts only what it played).
+        out["nodes"] = nodes
+    return out
 
 
-def report(info: Any, config: Any, standings: Any, as_json: bool) -> None:
+def report(
+    info: Any, config: Any, standings: Any, as_json: bool,
+    nodes: list[dict[str, Any]] | None = None,
+) -> None:
     if as_json:
-        typer.echo(json.dumps(to_json(info, config, standings), indent=2))
+        typer.echo(json.dumps(to_json(info, config, standings, nodes), indent=2))
         return
     # Off a terminal (a pipe, a log), wide enough that no column is cut.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)

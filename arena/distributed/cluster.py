@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import sys
 from typing import Any
 
@@ -55,12 +56,31 @@ def local_cluster(nodes: int, cpus_per_node: int = 2, object_store_mb: int = 100
     }
     cluster = Cluster(
         initialize_head=True,
-        head_node_args={**node_args, "include_dashboard": False},
+        head_node_args={**node_args, **_agent_ports(), "include_dashboard": False},
     )
     for _ in range(nodes - 1):
-        cluster.add_node(**node_args)
+        cluster.add_node(**node_args, **_agent_ports())
     cluster.wait_for_nodes()
     return cluster
+
+
+def _agent_ports() -> dict[str, int]:
+    """Fixed ports for a node's agents. Given port 0, a raylet waits a fixed 15 s for its agents
+    to report the ports they took and aborts past that, which a loaded machine overruns."""
+    names = (
+        "metrics_agent_port", "metrics_export_port", "dashboard_agent_listen_port",
+        "runtime_env_agent_port",
+    )
+    socks = []
+    try:
+        for _ in names:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind((LOOPBACK, 0))
+            socks.append(sock)
+        return {name: sock.getsockname()[1] for name, sock in zip(names, socks, strict=True)}
+    finally:
+        for sock in socks:
+            sock.close()
 
 
 def stop_local_cluster(cluster: Any) -> None:
@@ -78,10 +98,14 @@ def _on_loopback(address: str) -> bool:
 
 def _stay_on_loopback() -> None:
     """Ray turns a loopback address into the machine's default-route address (so that other
-    machines could reach it) unless told the cluster is this machine alone. Read when ``ray`` is
-    first imported: a process that imported it already keeps its setting."""
-    if "ray" not in sys.modules:
-        os.environ.setdefault(_SINGLE_MACHINE_ENV, "0")
+    machines could reach it) unless told the cluster is this machine alone; a cluster on the
+    loopback interface then cannot be joined. The setting is read when ``ray`` is imported, so a
+    process that imported it already has its module constant set instead."""
+    os.environ.setdefault(_SINGLE_MACHINE_ENV, "0")
+    if "ray" in sys.modules:
+        from ray._private import ray_constants
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
 
 
 def _one_line(exc: BaseException) -> str:

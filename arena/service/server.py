@@ -49,6 +49,9 @@ class ServerConfig:
     max_workers: int = 32
     shutdown_grace_s: float = 30.0
     """How long running matches may take to finish on shutdown before they are aborted."""
+    ray: str | None = None
+    """Play tournaments' matches on the Ray cluster at this address (``arena.distributed``)."""
+    ray_worker_cpus: float = 2.0
 
 
 class ArenaServer:
@@ -62,7 +65,12 @@ class ArenaServer:
         try:
             data_dir = config.data_dir or default_data_dir(config.db)
             self.submissions = BotSubmissions(self.store, data_dir, config.limits)
-            self.tournaments = TournamentManager(self.store)
+            executor = None
+            if config.ray is not None:
+                from arena.distributed import ray_executor_factory
+
+                executor, _ = ray_executor_factory(config.ray, worker_cpus=config.ray_worker_cpus)
+            self.tournaments = TournamentManager(self.store, executor=executor)
             self._server = grpc.server(
                 futures.ThreadPoolExecutor(
                     max_workers=config.max_workers, thread_name_prefix="arena-rpc"

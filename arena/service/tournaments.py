@@ -45,6 +45,7 @@ from arena.tournament import (
     run_tournament,
     tournament_standings,
 )
+from arena.tournament.runner import ExecutorFactory
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +97,11 @@ class _WatchReporter:
 
 
 class TournamentManager:
-    def __init__(self, store: Store, *, max_concurrency: int = 8) -> None:
+    def __init__(
+        self, store: Store, *, max_concurrency: int = 8, executor: ExecutorFactory | None = None
+    ) -> None:
         self._store = store
+        self._executor = executor
         self._max_concurrency = max_concurrency
         self._lock = threading.Lock()
         self._running: dict[int, _Running] = {}
@@ -161,6 +165,7 @@ class TournamentManager:
                 stop=running.stop_starting,
                 abort=running.abort,
                 record_aborted=True,
+                executor=self._executor,
             )
         except Exception:
             log.exception("tournament %s failed", running.tournament_id)
