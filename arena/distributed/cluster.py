@@ -13,6 +13,10 @@ from arena.errors import ArenaError
 NAMESPACE = "spades-arena"
 LOOPBACK = "127.0.0.1"
 _SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+SYSTEM_CONFIG = {"kill_child_processes_on_worker_exit": False}
+"""What a cluster for tournaments needs (docs/distributed.md): by default a raylet SIGKILLs a dead
+worker's direct children, which are the bots' supervisors, so the bots below them would be left
+running; without it each supervisor sees its worker go and kills its bot's whole process tree."""
 
 
 def connect(address: str) -> None:
@@ -56,7 +60,10 @@ def local_cluster(nodes: int, cpus_per_node: int = 2, object_store_mb: int = 100
     }
     cluster = Cluster(
         initialize_head=True,
-        head_node_args={**node_args, **_agent_ports(), "include_dashboard": False},
+        head_node_args={
+            **node_args, **_agent_ports(), "include_dashboard": False,
+            "_system_config": SYSTEM_CONFIG,
+        },
     )
     for _ in range(nodes - 1):
         cluster.add_node(**node_args, **_agent_ports())
