@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import socket
 import sys
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.runtime.supervisor import descendants, signal_pids
 
 NAMESPACE = "spades-arena"
 LOOPBACK = "127.0.0.1"
 _SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+START_ATTEMPTS = 3
 SYSTEM_CONFIG = {"kill_child_processes_on_worker_exit": False}
 """What a cluster for tournaments needs (docs/distributed.md): by default a raylet SIGKILLs a dead
 worker's direct children, which are the bots' supervisors, so the bots below them would be left
@@ -58,17 +62,31 @@ def local_cluster(nodes: int, cpus_per_node: int = 2, object_store_mb: int = 100
         "node_ip_address": LOOPBACK,
         "object_store_memory": object_store_mb * 1024 * 1024,
     }
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args={
-            **node_args, **_agent_ports(), "include_dashboard": False,
-            "_system_config": SYSTEM_CONFIG,
-        },
-    )
-    for _ in range(nodes - 1):
-        cluster.add_node(**node_args, **_agent_ports())
-    cluster.wait_for_nodes()
-    return cluster
+    last: BaseException | None = None
+    for _ in range(START_ATTEMPTS):
+        before = set(descendants(os.getpid()))
+        cluster = None
+        try:
+            cluster = Cluster(
+                initialize_head=True,
+                head_node_args={
+                    **node_args, **_agent_ports(), "include_dashboard": False,
+                    "_system_config": SYSTEM_CONFIG,
+                },
+            )
+            for _ in range(nodes - 1):
+                cluster.add_node(**node_args, **_agent_ports())
+            cluster.wait_for_nodes()
+            return cluster
+        except Exception as exc:  # Ray raises bare Exception for a node that did not start
+            last = exc
+            # A raylet gives its agents a fixed 15 s to start and aborts past that, which a
+            # loaded machine can overrun: clear away what this attempt started and try again.
+            if cluster is not None:
+                with contextlib.suppress(Exception):
+                    cluster.shutdown()
+            signal_pids(sorted(set(descendants(os.getpid())) - before), signal.SIGKILL)
+    raise ArenaError(f"a local Ray cluster did not start in {START_ATTEMPTS} tries: {last}")
 
 
 def _agent_ports() -> dict[str, int]:
