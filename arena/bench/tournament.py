@@ -33,6 +33,9 @@ from arena.tournament.entrants import sample_bot_dirs, sample_bot_unavailable
 from arena.tournament.standings import GameRecord, rate_in_order
 
 BENCH_BOTS = ("random", "heuristic", "cautious", "node_random")
+RAY_BENCH_BOTS = ("random", "heuristic", "cautious")
+"""On Ray, bots run from their own unpacked archive: node_random, which loads the proto file of
+the source checkout from outside its directory, cannot run there."""
 
 
 class _Timer:
@@ -62,11 +65,11 @@ class _Timer:
         self.children1 = self._cpu(resource.RUSAGE_CHILDREN)
 
 
-def bench_bots() -> tuple[list[Path], list[str]]:
+def bench_bots(names: Sequence[str] = BENCH_BOTS) -> tuple[list[Path], list[str]]:
     """The four sample bots of the benchmark, and a note for any that cannot run here."""
     samples = sample_bot_dirs()
     dirs, notes = [], []
-    for name in BENCH_BOTS:
+    for name in names:
         path = samples.get(name)
         why = "not found" if path is None else sample_bot_unavailable(path)
         if why is None and path is not None:
@@ -151,7 +154,7 @@ def measure_ray(
     from arena.distributed.cluster import local_cluster, stop_local_cluster
     from arena.distributed.executor import wait_for_nodes
 
-    bots, notes = bench_bots()
+    bots, notes = bench_bots(RAY_BENCH_BOTS)
     runs = [{"where": "local", **run_once(bots, concurrency, games, seed, move_timeout_ms)}]
     targets: list[tuple[str, int | None]] = (
         [(address, None)] if address else [("local cluster", n) for n in local_nodes]
