@@ -33,7 +33,7 @@ from ray.exceptions import (
 )
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from arena.distributed.archives import ArchiveMismatchError, pack_bot
+from arena.distributed.archives import pack_bot
 from arena.distributed.worker import MatchWorker
 from arena.errors import ArenaError
 from arena.referee import MatchResult
@@ -169,8 +169,8 @@ class RayExecutor:
                 for i, reason in reasons.items():
                     failures.setdefault(i, reason)
         except RayTaskError as exc:
-            cause = exc.as_instanceof_cause()
-            if isinstance(cause, ArchiveMismatchError) or isinstance(exc.cause, ArenaError):
+            # ArchiveMismatchError (a bot refused on a node) and the arena's other errors.
+            if isinstance(exc.cause, ArenaError):
                 raise ArenaError(str(exc.cause)) from None
             raise
         except GetTimeoutError:
