@@ -147,6 +147,10 @@ def run(
         rules=RuleSet(max_hands=max_hands),
         deals=DealMode(deals),
     )
+    if ray is not None:
+        from arena.distributed.cluster import connect
+
+        connect(ray)  # before anything is stored: a cluster that is not there is one line
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
         play(store, tid, None, as_json, ray, ray_worker_cpus)

@@ -27,6 +27,8 @@ def connect(address: str) -> None:
     """Join the cluster at ``address`` (``auto``: the one ``ray start`` runs here, or
     ``$RAY_ADDRESS``) as its driver; a second call in the same process keeps the connection.
     A cluster on the loopback interface (``127.0.0.1:PORT``) is joined over loopback."""
+    if address != "auto":
+        _check_reachable(address)
     if _on_loopback(address):
         _stay_on_loopback()
     import ray
@@ -114,6 +116,24 @@ def stop_local_cluster(cluster: Any) -> None:
 
     ray.shutdown()
     cluster.shutdown()
+
+
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """Fail in one line, at once, when nothing listens at the head's address (Ray itself would
+    retry for minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ArenaError(
+            f"bad Ray cluster address {address!r}: give HOST:PORT of its head, or auto"
+        )
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ArenaError(
+            f"cannot join the Ray cluster at {address}: nothing answers there "
+            f"({exc.strerror or exc}); is `ray start --head` running, and is this its address "
+            "and port?"
+        ) from None
 
 
 def _on_loopback(address: str) -> bool:
