@@ -119,13 +119,20 @@ def wait_gone(pids: list[int], limit: float = 30.0) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    # The nodes' workers inherit it: their unpacked bots go with the test's temporary files.
+    old = os.environ.get("ARENA_RAY_BOT_DIR")
+    os.environ["ARENA_RAY_BOT_DIR"] = str(tmp_path_factory.mktemp("ray-bots"))
     c = local_cluster(2, cpus_per_node=2, object_store_mb=100)
     try:
         connect(c.address)
         yield c
     finally:
         stop_local_cluster(c)
+        if old is None:
+            os.environ.pop("ARENA_RAY_BOT_DIR", None)
+        else:
+            os.environ["ARENA_RAY_BOT_DIR"] = old
 
 
 @pytest.fixture(scope="module")
