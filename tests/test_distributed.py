@@ -77,7 +77,7 @@ def outcomes(url: str, tournament_id: int = 1) -> list[tuple[Any, ...]]:
 
 
 def report(url: str, tournament_id: int = 1) -> dict[str, Any]:
-    from arena.cli.tournament import to_json
+    from arena.cli.tournament_format import to_json
     from arena.tournament import tournament_standings
 
     with Store.open(url) as store:
