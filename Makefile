@@ -10,7 +10,7 @@ CPP_BOT := sample_bots/cpp_lowest
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,ray]'
 	touch $@
 
 $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json

@@ -32,12 +32,31 @@ def store(
     db: str | None = typer.Option(
         None, "--db", help="Also record into this (scratch) database; PostgreSQL sizes too."
     ),
+    write_rate: int | None = typer.Option(
+        None,
+        "--write-rate",
+        help="Instead: record this many matches into --db (default: a scratch SQLite file) as a "
+        "tournament's coordinator does, and print records/s.",
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Bytes a recorded match takes: the decision record and the row, SQLite and PostgreSQL."""
     import json
 
     from arena.bench.store_footprint import describe, measure
+
+    if write_rate is not None:
+        import tempfile
+
+        from arena.bench.store_rate import describe_write_rates, measure_write_rates
+
+        if write_rate < 1:
+            raise typer.BadParameter("--write-rate must be at least 1")
+        with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+            url = db or f"sqlite:///{tmp}/rate.db"
+            rate = measure_write_rates(write_rate, url, seed=seed)
+        typer.echo(json.dumps(rate) if json_output else describe_write_rates(rate))
+        return
 
     result = measure(matches=matches, seed=seed, db=db)
     typer.echo(json.dumps(result) if json_output else describe(result))
@@ -192,6 +211,19 @@ def tournament(
     ),
     rounds: int = typer.Option(8, "--rounds", help="--ordering: deal seeds per pair."),
     tournaments: int = typer.Option(6, "--tournaments", help="--ordering: seeds to repeat on."),
+    ray: str | None = typer.Option(
+        None,
+        "--ray",
+        help="Instead: matches/s with the matches on Ray, beside a local run: on the cluster at "
+        "this address, or `local` for throwaway clusters of --ray-nodes nodes on this machine.",
+    ),
+    ray_nodes: list[int] = typer.Option(  # noqa: B008 - typer's declaration style
+        [1, 2], "--ray-nodes", help="--ray local: nodes of each cluster; repeat for several."
+    ),
+    ray_node_cpus: int = typer.Option(2, "--ray-node-cpus", help="--ray local: CPUs per node."),
+    ray_worker_cpus: float = typer.Option(
+        2.0, "--ray-worker-cpus", help="--ray: CPUs of a node per worker."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """A round robin of four sample bots at K = 1, 2, 4: matches/s and the arena's CPU/match."""
@@ -199,6 +231,15 @@ def tournament(
 
     from arena.bench import tournament as bench_tournament
 
+    if ray is not None:
+        k = concurrency[0] if len(concurrency) == 1 else 2
+        result = bench_tournament.measure_ray(
+            concurrency=k, games=games, seed=seed,
+            address=None if ray == "local" else ray, local_nodes=ray_nodes,
+            cpus_per_node=ray_node_cpus, worker_cpus=ray_worker_cpus,
+        )
+        typer.echo(json.dumps(result) if json_output else bench_tournament.describe_ray(result))
+        return
     if ordering:
         # One round robin after another, each at K = 2 (or the one K given with -k).
         k = concurrency[0] if len(concurrency) == 1 else 2

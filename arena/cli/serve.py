@@ -75,6 +75,18 @@ def serve(
             "have the server's rights (its database, its network).",
         ),
     ] = False,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="Play tournaments' matches on the Ray cluster at this address (HOST:PORT of its "
+            "head, or auto); this server still records every result.",
+            show_default=False,
+        ),
+    ] = None,
+    ray_worker_cpus: Annotated[
+        float, typer.Option("--ray-worker-cpus", help="With --ray: CPUs of a node per worker.")
+    ] = 2.0,
 ) -> None:
     """Serve the arena over gRPC: submit bots, run and watch tournaments, read the leaderboard.
 
@@ -87,6 +99,8 @@ def serve(
 
     if max_archive_mb <= 0 or max_files <= 0 or max_unpacked_mb <= 0 or shutdown_grace < 0:
         raise ArenaError("--max-archive-mb, --max-files and --max-unpacked-mb must be positive")
+    if ray_worker_cpus <= 0:
+        raise ArenaError(f"--ray-worker-cpus must be positive, got {ray_worker_cpus:g}")
     run(
         ServerConfig(
             listen=listen,
@@ -103,5 +117,7 @@ def serve(
             shutdown_grace_s=shutdown_grace,
             sandbox=sandbox,
             insecure_no_sandbox=insecure_no_sandbox,
+            ray=ray,
+            ray_worker_cpus=ray_worker_cpus,
         )
     )

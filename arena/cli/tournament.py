@@ -38,6 +38,28 @@ ConcurrencyOption = Annotated[
         show_default=False,
     ),
 ]
+RayOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        help="Play the matches on the Ray cluster at this address (HOST:PORT of its head, or "
+        "auto); -k is then matches at once per worker. This process still records every result.",
+        show_default=False,
+    ),
+]
+RayWorkerCpusOption = Annotated[
+    float,
+    typer.Option(
+        "--ray-worker-cpus",
+        help="With --ray: CPUs of a node per worker (one worker, with its own bot processes, "
+        "per slot of this many CPUs).",
+    ),
+]
+
+
+def check_ray_worker_cpus(cpus: float) -> None:
+    if cpus <= 0:
+        raise ArenaError(f"--ray-worker-cpus must be positive, got {cpus:g}")
 
 
 @app.command()
@@ -96,8 +118,13 @@ def run(
     token: TokenOption = None,
     ca_file: CaFileOption = None,
     sandbox: SandboxOption = None,
+    ray: RayOption = None,
+    ray_worker_cpus: RayWorkerCpusOption = 2.0,
 ) -> None:
     """Play every pair of BOTS on N deal seeds, each seed twice with the seats swapped."""
+    if server and ray:
+        raise ArenaError("--ray and --server do not go together: the server runs its own matches")
+    check_ray_worker_cpus(ray_worker_cpus)
     rule_set = rules_from_options(rules, {"max_hands": max_hands})
     if server:
         if sandbox is not None:
@@ -136,9 +163,13 @@ def run(
         rules=rule_set,
         deals=DealMode(deals),
     )
+    if ray is not None:
+        from arena.distributed.cluster import connect
+
+        connect(ray)  # before anything is stored: a cluster that is not there is one line
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
-        play(store, tid, None, as_json, mode)
+        play(store, tid, None, as_json, mode, ray, ray_worker_cpus)
 
 
 @app.command()
@@ -148,18 +179,23 @@ def resume(
     as_json: JsonOption = False,
     db: DbOption = None,
     sandbox: SandboxOption = None,
+    ray: RayOption = None,
+    ray_worker_cpus: RayWorkerCpusOption = 2.0,
 ) -> None:
     """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games."""
     from arena.store import Store
     from arena.tournament import load_config
 
     mode = check_sandbox(sandbox)
+    check_ray_worker_cpus(ray_worker_cpus)
     with Store.open(db) as store:
         if load_config(store, tournament_id)[1].compare is not None:
+            if ray is not None:
+                raise ArenaError("a comparison is resumed here, without --ray")
             from arena.cli import compare
 
             compare.play(store, tournament_id, concurrency, as_json, mode)  # exits with its verdict
-        play(store, tournament_id, concurrency, as_json, mode)
+        play(store, tournament_id, concurrency, as_json, mode, ray, ray_worker_cpus)
 
 
 @app.command()
@@ -246,10 +282,20 @@ def play(
     concurrency: int | None,
     as_json: bool,
     sandbox: str | None = None,
+    ray: str | None = None,
+    ray_worker_cpus: float = 2.0,
 ) -> None:
-    """Run the tournament's pending games with progress on a terminal, then print the report."""
+    """Run the tournament's pending games with progress on a terminal, then print the report;
+    with ``ray``, on that Ray cluster (``ray`` is imported only then)."""
     from arena.tournament import TerminalReporter, run_tournament, tournament_standings
     from arena.tournament.progress import LineReporter
+
+    executor = None
+    made: list[Any] = []
+    if ray is not None:
+        from arena.distributed import ray_executor_factory
+
+        executor, made = ray_executor_factory(ray, worker_cpus=ray_worker_cpus)
 
     interactive = sys.stdout.isatty() and not as_json
     reporter = TerminalReporter(Console()) if interactive else LineReporter()
@@ -263,7 +309,8 @@ def play(
         )
     try:
         run_tournament(
-            store, tournament_id, concurrency=concurrency, reporter=reporter, sandbox=sandbox
+            store, tournament_id, concurrency=concurrency, reporter=reporter, sandbox=sandbox,
+            executor=executor,
         )
     except KeyboardInterrupt:
         info = store.get_tournament(tournament_id)
@@ -275,4 +322,13 @@ def play(
         )
         raise typer.Exit(130) from None
     info, config, standings = tournament_standings(store, tournament_id)
-    report(info, config, standings, as_json)
+    nodes = [n for ex in made for n in ex.node_counts()] if ray is not None else None
+    if nodes is not None and not as_json:
+        for n in nodes:
+            print(
+                f"ray node {n['address']} ({n['node_id'][:12]}): {n['workers']} workers, "
+                f"{n['matches']} matches, {n['lost']} lost and played again elsewhere",
+                file=sys.stderr,
+            )
+    report(info, config, standings, as_json, nodes)
+

@@ -14,8 +14,10 @@ from rich.console import Console
 from rich.table import Table
 
 
-def to_json(info: Any, config: Any, standings: Any) -> dict[str, Any]:
-    return {
+def to_json(
+    info: Any, config: Any, standings: Any, nodes: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    out = {
         "tournament": {
             "id": info.id,
             "status": info.status.value,
@@ -41,11 +43,18 @@ def to_json(info: Any, config: Any, standings: Any) -> dict[str, Any]:
             {"bot": f.bot, "faults": f.faults, "forfeits": f.forfeits} for f in standings.faults
         ],
     }
+    if nodes is not None:
+        # This run's work per Ray node (a resumed run counts only what it played).
+        out["nodes"] = nodes
+    return out
 
 
-def report(info: Any, config: Any, standings: Any, as_json: bool) -> None:
+def report(
+    info: Any, config: Any, standings: Any, as_json: bool,
+    nodes: list[dict[str, Any]] | None = None,
+) -> None:
     if as_json:
-        typer.echo(json.dumps(to_json(info, config, standings), indent=2))
+        typer.echo(json.dumps(to_json(info, config, standings, nodes), indent=2))
         return
     # Off a terminal (a pipe, a log), wide enough that no column is cut.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)

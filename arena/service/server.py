@@ -53,6 +53,9 @@ class ServerConfig:
     """auto, on or off (``arena.sandbox``); default ``$ARENA_SANDBOX``, else auto."""
     insecure_no_sandbox: bool = False
     """Run submitted bots even without the sandbox (a server refuses to, otherwise)."""
+    ray: str | None = None
+    """Play tournaments' matches on the Ray cluster at this address (``arena.distributed``)."""
+    ray_worker_cpus: float = 2.0
 
 
 def sandbox_decision(config: ServerConfig) -> tuple[str, str]:
@@ -90,7 +93,14 @@ class ArenaServer:
         try:
             data_dir = config.data_dir or default_data_dir(config.db)
             self.submissions = BotSubmissions(self.store, data_dir, config.limits)
-            self.tournaments = TournamentManager(self.store, sandbox=self.sandbox)
+            executor = None
+            if config.ray is not None:
+                from arena.distributed import ray_executor_factory
+
+                executor, _ = ray_executor_factory(config.ray, worker_cpus=config.ray_worker_cpus)
+            self.tournaments = TournamentManager(
+                self.store, sandbox=self.sandbox, executor=executor
+            )
             self._server = grpc.server(
                 futures.ThreadPoolExecutor(
                     max_workers=config.max_workers, thread_name_prefix="arena-rpc"

@@ -45,6 +45,7 @@ from arena.tournament import (
     run_tournament,
     tournament_standings,
 )
+from arena.tournament.runner import ExecutorFactory
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +98,16 @@ class _WatchReporter:
 
 class TournamentManager:
     def __init__(
-        self, store: Store, *, max_concurrency: int = 8, sandbox: str | None = None
+        self,
+        store: Store,
+        *,
+        max_concurrency: int = 8,
+        sandbox: str | None = None,
+        executor: ExecutorFactory | None = None,
     ) -> None:
         self._store = store
         self._sandbox = sandbox
+        self._executor = executor
         self._max_concurrency = max_concurrency
         self._lock = threading.Lock()
         self._running: dict[int, _Running] = {}
@@ -165,6 +172,7 @@ class TournamentManager:
                 abort=running.abort,
                 record_aborted=True,
                 sandbox=self._sandbox,
+                executor=self._executor,
             )
         except Exception:
             log.exception("tournament %s failed", running.tournament_id)

@@ -6,9 +6,10 @@ scheduled game is done (``Store.record_match`` with ``tournament_game_id``, whic
 recorded before). So whatever kills the arena, at any moment, the database holds every finished
 match exactly once and ``run_tournament`` on the same id plays exactly the games still pending.
 
-Matches run in a pool of K threads; every thread's referee talks gRPC to the same bot
-processes, each started once per run and shared by all the matches it plays (a bot serves many
-matches at once). The main thread alone writes to the store, as results come in.
+Matches are played by an executor (``arena.tournament.execution``): by default a pool of K
+threads whose referees talk gRPC to the same bot processes, each started once per run and shared
+by all the matches it plays (a bot serves many matches at once); ``arena.distributed`` plays them
+on a Ray cluster instead. The main thread alone writes to the store, as results come in.
 
 A match cut short by the arena itself (``stop``/``abort``, Ctrl-C) is not a result and is not
 recorded: its game stays pending and a resume plays it again from the start, under the same match
@@ -21,20 +22,13 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.ratings import Rater
-from arena.referee import (
-    ClockConfig,
-    FaultPolicy,
-    MatchResult,
-    Termination,
-    play_match,
-    unplayed_result,
-)
+from arena.referee import ClockConfig, FaultPolicy, MatchResult, Termination
 from arena.rules.ruleset import RuleSet
 from arena.store import (
     AlreadyRecordedError,
@@ -47,10 +41,10 @@ from arena.store import (
 )
 from arena.tournament.compare import CompareSpec, CompareState, SequentialTest
 from arena.tournament.entrants import Entrant, check_unchanged, resolve_entrants
+from arena.tournament.execution import LocalExecutor, MatchExecutor, MatchJob
 from arena.tournament.progress import QuietReporter, Reporter
 from arena.tournament.schedule import DealMode, build_schedule, deal_seed, validate
 from arena.tournament.standings import GameRecord, Standings, compute_standings
-from arena.tournament.workers import BotPool
 
 DEFAULT_GAMES = 10
 DEFAULT_CONCURRENCY = 2
@@ -58,6 +52,9 @@ DEFAULT_MOVE_TIMEOUT_MS = 1000
 CONFIG_FORMAT = 1
 _START_POLL_S = 0.05
 """How often the runner looks again for a game whose bots have become ready."""
+
+ExecutorFactory = Callable[[int, threading.Event], MatchExecutor]
+"""Makes the executor of one run from its K and its stop event (default: ``LocalExecutor``)."""
 
 
 @dataclass(frozen=True)
@@ -235,6 +232,7 @@ def run_tournament(
     start_bot: Callable[..., Any] | None = None,
     record_aborted: bool = False,
     sandbox: str | None = None,
+    executor: ExecutorFactory | None = None,
 ) -> Standings:
     """Play every pending game of the tournament, K at a time; return its standings.
 
@@ -243,7 +241,8 @@ def run_tournament(
     Ctrl-C in the main thread does both. ``record_aborted`` keeps the matches cut short by
     ``abort`` as ABORTED records (unrated; the game stays pending), as a shutting-down server
     does. ``sandbox`` (auto, on, off; default ``$ARENA_SANDBOX`` or auto) is how the bots run
-    (``arena.sandbox``).
+    (``arena.sandbox``). ``executor`` plays the matches elsewhere (``arena.distributed``); by
+    default they are played here, on K threads.
     """
     reporter = reporter or QuietReporter()
     info, config = load_config(store, tournament_id)
@@ -263,7 +262,7 @@ def run_tournament(
         if pending:
             _play(
                 store, info, config, pending, k, reporter, stop, abort, start_bot,
-                record_aborted, sandbox,
+                record_aborted, sandbox, executor,
             )  # fmt: skip
         if (
             config.compare is not None
@@ -329,6 +328,7 @@ def _play(
     start_bot: Callable[..., Any] | None,
     record_aborted: bool = False,
     sandbox: str | None = None,
+    executor: ExecutorFactory | None = None,
 ) -> None:
     stop = stop or threading.Event()
     abort = abort or threading.Event()
@@ -338,31 +338,26 @@ def _play(
         check_unchanged(config.entrants[i])
     attempts = _aborted_attempts(store, info.id)
 
-    # The pool's own event (set by an abort, and by the pool's stop): the caller's ``abort``
-    # may be shared by several runs (the ladder's), and a finished run must not set it.
-    cancel = threading.Event()
-    pool = BotPool(
-        config.entrants, bot_seed=config.bot_seed, start_bot=start_bot, sandbox=sandbox,
-        cancel=cancel,
-    )  # fmt: skip
-
-    def play(game: TournamentGameInfo) -> MatchResult | None:
-        if stop.is_set() or abort.is_set():
-            return None
-        seats = seats_of[game.ordinal]
+    def job(game: TournamentGameInfo) -> MatchJob:
         mid = match_id(info.id, game.ordinal, attempts.get(game.id, 0))
-        return _play_game(pool, config, seats, game.seed, mid, abort)
+        return MatchJob(mid, seats_of[game.ordinal], game.seed)
 
     def playable(game: TournamentGameInfo) -> bool:
-        return all(pool.ready(i) for i in seats_of[game.ordinal])
+        return all(ex.ready(i) for i in seats_of[game.ordinal])
 
     def report_failures() -> None:
-        for i, reason in [*pool.failed_to_start(), *pool.given_up()]:
+        for i, reason in ex.given_up():
             reporter.bot_failed(config.entrants[i].name, reason)
 
-    ex = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="match")
+    if executor is None:
+        ex: MatchExecutor = LocalExecutor(
+            concurrency, stop=stop, start_bot=start_bot, sandbox=sandbox
+        )
+    else:
+        ex = executor(concurrency, stop)
     try:
-        pool.start(needed)
+        for i, reason in ex.start(config, needed, abort).items():
+            reporter.bot_failed(config.entrants[i].name, reason)
         reporter.start(info.id, config.names, info.games_total - len(pending), info.games_total)
         # Games wait here, in schedule order, and go to the match threads as slots free up:
         # first those whose bots are ready, so that a bot slow to start (or that never serves)
@@ -371,16 +366,16 @@ def _play(
         running: dict[Future[MatchResult | None], TournamentGameInfo] = {}
         while waiting or running:
             report_failures()
-            while waiting and len(running) < concurrency and not (stop.is_set() or abort.is_set()):
+            while (
+                waiting and len(running) < ex.capacity() and not (stop.is_set() or abort.is_set())
+            ):
                 game = next((g for g in waiting if playable(g)), None)
                 if game is None:
                     break
                 waiting.remove(game)
-                running[ex.submit(play, game)] = game
+                running[ex.submit(job(game))] = game
             if stop.is_set() or abort.is_set():
                 waiting.clear()
-            if abort.is_set():
-                cancel.set()  # bots still starting give up at once
             if not running:
                 if waiting:
                     time.sleep(_START_POLL_S)  # every game waits for a bot still starting
@@ -399,42 +394,8 @@ def _play(
         abort.set()
         raise
     finally:
-        ex.shutdown(wait=True, cancel_futures=True)
-        pool.stop()
+        ex.close()
         reporter.stop()
-
-
-def _play_game(
-    pool: BotPool,
-    config: TournamentConfig,
-    seats: tuple[int, int],
-    seed: int,
-    mid: str,
-    abort: threading.Event,
-) -> MatchResult:
-    names = (config.entrants[seats[0]].name, config.entrants[seats[1]].name)
-    conns = [pool.connection(i) for i in seats]
-    failed = [seat for seat in (0, 1) if isinstance(conns[seat], str)]
-    if failed:
-        detail = "; ".join(f"{names[s]} could not start: {conns[s]}" for s in failed)
-        # Neither started: a double forfeit, no winner, not rated, but the game is settled.
-        return unplayed_result(
-            names,
-            seed=seed,
-            forfeit_seat=failed[0] if len(failed) == 1 else None,
-            detail=detail,
-            rules=config.rules,
-            match_id=mid,
-        )
-    return play_match(
-        (conns[0], conns[1]),
-        seed=seed,
-        rules=config.rules,
-        clock=config.clock,
-        policy=config.policy,
-        match_id=mid,
-        stop=abort,
-    )
 
 
 def _record(
