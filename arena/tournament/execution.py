@@ -12,16 +12,29 @@ the runner records as played.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from arena.referee import MatchResult, play_match, unplayed_result
 from arena.tournament.workers import BotPool
 
-if TYPE_CHECKING:
-    from arena.tournament.runner import TournamentConfig
+
+class TournamentConfig(Protocol):
+    """What playing a tournament's matches reads of its config (``runner.TournamentConfig``;
+    named here as a protocol, so that this module does not import the runner that imports it)."""
+
+    @property
+    def entrants(self) -> Sequence[Any]: ...
+    @property
+    def bot_seed(self) -> int: ...
+    @property
+    def rules(self) -> Any: ...
+    @property
+    def clock(self) -> Any: ...
+    @property
+    def policy(self) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
