@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DbOption
+from arena.cli.options import DbOption, SandboxOption, check_sandbox
 from arena.cli.rules_option import RulesOption, parse_rules
 from arena.ladder.runner import Ladder, LadderSettings, describe_status
 from arena.store import Store
@@ -49,6 +49,7 @@ def run(
         typer.Option("--seed", help="Seeds the choice among equal pairs (deals stay secret)."),
     ] = None,
     rules: RulesOption = None,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Play the ladder on the local database until Ctrl-C (or --max-pairs new pairs)."""
     handler = logging.StreamHandler()
@@ -65,6 +66,7 @@ def run(
         move_timeout_ms=move_timeout_ms,
         seed=seed,
         rules=parse_rules(rules),
+        sandbox=check_sandbox(sandbox),
     )
     stop = threading.Event()
 

@@ -67,6 +67,8 @@ class LadderSettings:
     """How long to wait before looking again when there is nothing to play."""
     max_pairs: int | None = None
     """Stop after this many new pairs (benchmarks and tests); None for ever."""
+    sandbox: str | None = None
+    """How the bots run (auto, on, off; ``arena.sandbox``), as in tournaments."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.concurrency <= 64:
@@ -97,10 +99,12 @@ class Ladder:
         settings: LadderSettings | None = None,
         *,
         start_bot: Callable[..., Any] | None = None,
+        executor: Callable[..., Any] | None = None,
     ) -> None:
         self.store = store
         self.settings = settings or LadderSettings()
         self._start_bot = start_bot
+        self._executor = executor
         self._matchmaker = Matchmaker(store.rating_config)
         self._rng = random.Random(
             self.settings.seed if self.settings.seed is not None else secrets.randbits(64)
@@ -191,6 +195,8 @@ class Ladder:
                 stop=stop,
                 abort=self._abort,
                 start_bot=self._start_bot,
+                sandbox=self.settings.sandbox,
+                executor=self._executor,
             )
         except ArenaError as exc:
             # A bot whose files are gone, a tournament cancelled meanwhile: this pair cannot
