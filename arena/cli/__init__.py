@@ -20,6 +20,7 @@ from arena.cli import replay as replay_cli
 from arena.cli import serve as serve_cli
 from arena.cli import token as token_cli
 from arena.cli import tournament as tournament_cli
+from arena.cli import web as web_cli
 
 app = typer.Typer(
     name="arena",
@@ -38,6 +39,7 @@ app.add_typer(bot_cli.app, name="bot")
 app.add_typer(token_cli.app, name="token")
 app.add_typer(tournament_cli.app, name="tournament")
 app.command("demo")(demo_cli.demo)
+app.command("web")(web_cli.web)
 
 
 def main() -> None:

@@ -66,6 +66,15 @@ def serve(
             "recorded as aborted.",
         ),
     ] = 30.0,
+    web: Annotated[
+        str | None,
+        typer.Option(
+            "--web",
+            help="Also serve the web arena (pages and JSON API) on this HOST:PORT, "
+            "e.g. 127.0.0.1:8080.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the arena over gRPC: submit bots, run and watch tournaments, read the leaderboard.
 
@@ -92,5 +101,6 @@ def serve(
                 max_unpacked_bytes=int(max_unpacked_mb * MIB),
             ),
             shutdown_grace_s=shutdown_grace,
+            web_listen=web,
         )
     )

@@ -49,6 +49,8 @@ class ServerConfig:
     max_workers: int = 32
     shutdown_grace_s: float = 30.0
     """How long running matches may take to finish on shutdown before they are aborted."""
+    web_listen: str | None = None
+    """Also serve the web arena (arena.web) over the same store on this HOST:PORT."""
 
 
 class ArenaServer:
@@ -90,6 +92,11 @@ class ArenaServer:
                 (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self._server
             )
             self.port = self._bind(config)
+            self.web = None
+            if config.web_listen is not None:
+                from arena.web import WebServer
+
+                self.web = WebServer(self.store, config.web_listen)
         except BaseException:
             self.store.close()
             raise
@@ -130,6 +137,8 @@ class ArenaServer:
 
     def start(self) -> None:
         self._server.start()
+        if self.web is not None:
+            self.web.start()
         for name in ("", SERVICE_NAME):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -142,6 +151,8 @@ class ArenaServer:
         done = self._server.stop(grace=self.config.shutdown_grace_s + 10)
         self.tournaments.shutdown(grace_s=self.config.shutdown_grace_s)
         done.wait()
+        if self.web is not None:
+            self.web.stop()
         self.store.close()
 
     def wait(self) -> None:
@@ -172,6 +183,8 @@ def serve(config: ServerConfig) -> None:
             file=sys.stderr,
             flush=True,
         )
+        if server.web is not None:
+            print(f"arena: web arena on {server.web.url}", file=sys.stderr, flush=True)
         while not stop.wait(0.5):
             pass
         print("arena: shutting down: finishing running matches", file=sys.stderr, flush=True)
