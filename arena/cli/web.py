@@ -28,8 +28,9 @@ def web(
     another process (`arena tournament run`). Ctrl-C stops it.
     """
     from arena.store import Store
-    from arena.web import WebServer
+    from arena.web import WebServer, parse_listen
 
+    parse_listen(listen)  # a bad address is told before the database is opened
     with Store.open(db) as store:
         server = WebServer(store, listen)
         print(

@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from threading import Lock
 from typing import Any
+from urllib.parse import parse_qs
 
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -646,7 +647,12 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         return arena.render(request, "login.html", next=_safe_next(request.query_params))
 
     async def login_post(request: Request) -> Response:
-        form = await request.form()
+        # A urlencoded form of two fields; read without a multipart parser.
+        body = await request.body()
+        if len(body) > 8192:
+            raise BadRequest("login form too large")
+        fields = parse_qs(body.decode("utf-8", errors="replace"), max_num_fields=10)
+        form = {k: v[0] for k, v in fields.items() if v}
         token = str(form.get("token", "")).strip()
         target = _safe_next(form)
         info = await anyio.to_thread.run_sync(store.verify_token, token) if token else None

@@ -4,7 +4,7 @@
   "use strict";
   const me = document.currentScript;
   const id = me.dataset.tournament;
-  if (!window.EventSource || me.dataset.state !== "running") return;
+  if (!window.EventSource || ["finished", "cancelled"].includes(me.dataset.state)) return;
   const live = document.getElementById("live");
   const source = new EventSource(`/tournaments/${id}/events`);
   source.addEventListener("open", () => { live.hidden = false; });
@@ -30,6 +30,6 @@
       if (old) old.replaceWith(row); else document.querySelector("#games tbody").append(row);
     }
     document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
-    if (u.state !== "running") { source.close(); live.hidden = true; }
+    if (["finished", "cancelled"].includes(u.state)) { source.close(); live.hidden = true; }
   });
 })();
