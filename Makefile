@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 NODE_BOT := sample_bots/node_random
 
-.PHONY: setup demo test test-fast bench lint proto proto-check clean
+.PHONY: setup demo web test test-fast bench lint proto proto-check clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,14 @@ proto/node_modules/.package-lock.json: proto/package.json proto/package-lock.jso
 
 setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json proto/node_modules/.package-lock.json
 
+WEB_LISTEN ?= 127.0.0.1:8080
+
 demo: setup
 	$(VENV)/bin/arena demo
+	@echo "Watch it in a browser: make web, then open http://$(WEB_LISTEN)/"
+
+web: setup
+	$(VENV)/bin/arena web --listen $(WEB_LISTEN)
 
 test: setup
 	$(PY) -m pytest

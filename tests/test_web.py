@@ -633,3 +633,38 @@ def test_browser_tournament_page_updates_live(
     )
     assert shown == ids
     assert page.locator("#standings tbody tr").count() == 2
+
+
+def test_migration_0002_indexes_matches_by_bot_and_tournament(tmp_path: Path) -> None:
+    """An 0001 database upgrades to the web's indexes, and the models say the same."""
+    from alembic import command
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+    from sqlalchemy import create_engine, text
+
+    from arena.store.migrate import alembic_config
+    from arena.store.models import Base
+
+    path = tmp_path / "old.db"
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        command.upgrade(alembic_config(conn), "0001")
+    with Store.open(str(path), upgrade=True) as store:
+        assert store.list_matches() == []
+    with engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+        indexes = {
+            name for (name,) in conn.execute(
+                text("SELECT name FROM sqlite_master WHERE type = 'index'")
+            )
+        }
+        assert {"ix_matches_seat0_version_id_id", "ix_matches_tournament_id_id"} <= indexes
+        assert "ix_matches_seat0_version_id" not in indexes
+        plan = " ".join(
+            str(row[-1]) for row in conn.execute(
+                text("EXPLAIN QUERY PLAN SELECT count(*), max(id) FROM matches "
+                     "WHERE tournament_id = 1")
+            )
+        )
+        assert "COVERING INDEX ix_matches_tournament_id_id" in plan
+    engine.dispose()

@@ -19,10 +19,11 @@ from datetime import datetime
 from pathlib import Path
 from threading import Lock
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, quote
 
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -61,6 +62,8 @@ LEADERBOARD_SORTS = (
     "rank", "bot", "version", "mu", "sigma", "score", "low", "high", "matches", "wins",
     "losses", "draws", "faults",
 )
+PAGE_ROWS = 100
+"""Rows of a leaderboard page (``per_page`` changes it; 0 shows all)."""
 MATCHES_SHOWN = 50
 FRAME_CACHE = 32
 
@@ -168,6 +171,39 @@ def match_row(m: MatchSummary, version_ids: set[int] | None = None) -> dict[str,
     }
 
 
+def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
+    """The leaderboard's table rows, built directly (a thousand rows through template macros
+    cost more than the whole page may take). Names are escaped; numbers are formatted here."""
+    if not rows:
+        return Markup("")
+    lo = min(r["low"] for r in rows)
+    hi = max(r["high"] for r in rows)
+    span = (hi - lo) or 1.0
+
+    def pct(v: float) -> str:
+        return f"{(v - lo) / span * 100:.1f}%"
+
+    out = []
+    for r in rows:
+        bot = escape(r["bot"])
+        link = escape(quote(r["bot"], safe=""))
+        out.append(
+            f'<tr data-bot="{bot}"><td class="rank">{r["rank"]}</td>'
+            f'<td class="bot"><a href="/bots/{link}">{bot}</a></td>'
+            f'<td class="version">{escape(r["version"])}</td>'
+            f'<td class="mu num">{r["mu"]:.2f}</td><td class="sigma num">{r["sigma"]:.2f}</td>'
+            f'<td class="score num"><strong>{r["score"]:.2f}</strong></td>'
+            f'<td class="low interval"><span class="num">{r["low"]:.1f} &ndash; '
+            f'{r["high"]:.1f}</span>'
+            f'<span class="bar" style="--lo: {pct(r["low"])}; --hi: {pct(r["high"])}; '
+            f'--mu: {pct(r["mu"])}"></span></td>'
+            f'<td class="matches num">{r["matches"]}</td><td class="wins num">{r["wins"]}</td>'
+            f'<td class="losses num">{r["losses"]}</td><td class="draws num">{r["draws"]}</td>'
+            f'<td class="faults num{" warn" if r["faults"] else ""}">{r["faults"]}</td></tr>'
+        )
+    return Markup("\n".join(out))
+
+
 @dataclass
 class WebConfig:
     live_interval_s: float = 0.5
@@ -192,6 +228,25 @@ class WebArena:
         self.live = LiveHub(store, self.tournament_update, self.config.live_interval_s)
         self._frames: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         self._frames_lock = Lock()
+        self._rendered: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        """(what, query, ratings fingerprint) -> leaderboard HTML rows or API JSON bytes."""
+
+    def cached(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+        """A small LRU for what is derived from the ratings alone (``key`` ends with their
+        fingerprint, so a changed rating is never served stale)."""
+        if key[-1] is None:
+            return make()
+        with self._frames_lock:
+            hit = self._rendered.get(key)
+            if hit is not None:
+                self._rendered.move_to_end(key)
+                return hit
+        made = make()
+        with self._frames_lock:
+            self._rendered[key] = made
+            while len(self._rendered) > 64:
+                self._rendered.popitem(last=False)
+        return made
 
     # -- rendering -----------------------------------------------------------------------------
 
@@ -202,48 +257,74 @@ class WebArena:
 
     # -- data ----------------------------------------------------------------------------------
 
-    def leaderboard(self, request: Request) -> dict[str, Any]:
+    def leaderboard(self, request: Request, per_page_default: int = 0) -> dict[str, Any]:
+        """The (sorted, filtered) leaderboard; ``per_page`` 0 means every row."""
         sort = choice_param(request, "sort", LEADERBOARD_SORTS, "rank")
         order = choice_param(request, "order", ("asc", "desc"), "")
         tid = int_param(request, "tournament", None, 1)
-        min_matches = int_param(request, "min_matches", 1, 0, 10**9)
+        min_matches = int_param(request, "min_matches", 1, 0, 10**9) or 0
+        page = int_param(request, "page", 1, 1, 10**6) or 1
+        per_page = int_param(request, "per_page", per_page_default, 0, 10_000) or 0
+        if tid is not None:
+            return self._leaderboard(sort, order, tid, min_matches, page, per_page, None)
+        fingerprint = queries.ratings_fingerprint(self.store)
+        key = ("board", sort, order, min_matches, page, per_page, fingerprint)
+        return dict(
+            self.cached(
+                key,
+                lambda: self._leaderboard(
+                    sort, order, None, min_matches, page, per_page, fingerprint
+                ),
+            )
+        )
+
+    def _leaderboard(
+        self, sort: str, order: str, tid: int | None, min_matches: int, page: int,
+        per_page: int, fingerprint: Any,
+    ) -> dict[str, Any]:
         tournament = None
         if tid is None:
-            rows = [
-                {
-                    "rank": r.rank, "bot": r.bot, "version": r.version, "mu": r.mu,
-                    "sigma": r.sigma, "score": r.score, "matches": r.matches, "wins": r.wins,
-                    "losses": r.losses, "draws": r.draws, "faults": r.faults,
-                    "bot_version_id": r.bot_version_id,
-                }
-                for r in self.store.leaderboard(min_matches=min_matches or 0)
-            ]
+            source: list[Any] = queries.leaderboard_rows(self.store, min_matches)
         else:
             info, _config, standings = tournament_standings(self.store, tid)
             tournament = {"id": info.id, "status": info.status.value}
-            rows = [
+            source = [r for r in standings.leaderboard if r.matches >= min_matches]
+        rows = []
+        for rank, r in enumerate(source, start=1):
+            mu, sigma = r.mu, r.sigma
+            rows.append(
                 {
-                    "rank": r.rank, "bot": r.bot, "version": r.version, "mu": r.mu,
-                    "sigma": r.sigma, "score": r.score, "matches": r.matches, "wins": r.wins,
-                    "losses": r.losses, "draws": r.draws, "faults": r.faults,
-                    "bot_version_id": None,
+                    "rank": getattr(r, "rank", rank), "bot": r.bot, "version": r.version,
+                    "mu": mu, "sigma": sigma, "score": conservative_score(mu, sigma),
+                    "low": mu - INTERVAL_K * sigma, "high": mu + INTERVAL_K * sigma,
+                    "matches": r.matches, "wins": r.wins, "losses": r.losses,
+                    "draws": r.draws, "faults": r.faults,
+                    "bot_version_id": getattr(r, "bot_version_id", None),
                 }
-                for r in standings.leaderboard
-                if r.matches >= (min_matches or 0)
-            ]
-        for r in rows:
-            r["low"] = r["mu"] - INTERVAL_K * r["sigma"]
-            r["high"] = r["mu"] + INTERVAL_K * r["sigma"]
+            )
         if not order:
             order = "asc" if sort in ("rank", "bot", "version", "sigma") else "desc"
         rows.sort(key=lambda r: r[sort], reverse=order == "desc")
+        total = len(rows)
+        if per_page:
+            pages = max(1, -(-total // per_page))
+            if page > pages:
+                raise BadRequest(f"query parameter page must be at most {pages}, got {page}")
+            rows = rows[(page - 1) * per_page : page * per_page]
+        else:
+            pages = 1
         return {
             "sort": sort,
             "order": order,
             "tournament": tournament,
             "min_matches": min_matches,
+            "page": page,
+            "per_page": per_page,
+            "pages": pages,
+            "total": total,
             "interval": f"mu ± {INTERVAL_K:g} sigma",
             "rows": rows,
+            "_fingerprint": fingerprint,
         }
 
     def bot(self, name: str) -> dict[str, Any]:
@@ -536,14 +617,24 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         return request.url.path.startswith("/api/")
 
     def leaderboard_page(request: Request) -> Response:
-        data = arena.leaderboard(request)
+        data = arena.leaderboard(request, PAGE_ROWS)
+        fingerprint = data.pop("_fingerprint")
+        rows_html = arena.cached(
+            ("html", request.url.query, fingerprint), lambda: leaderboard_rows_html(data["rows"])
+        )
         return arena.render(
-            request, "leaderboard.html", lb=data, tournaments=arena.tournaments(),
-            title="Leaderboard · Spades Arena",
+            request, "leaderboard.html", lb=data, rows_html=rows_html,
+            tournaments=arena.tournaments(), title="Leaderboard · Spades Arena",
         )
 
     def leaderboard_api(request: Request) -> Response:
-        return JSONResponse(arena.leaderboard(request))
+        data = arena.leaderboard(request)
+        fingerprint = data.pop("_fingerprint")
+        body = arena.cached(
+            ("json", request.url.query, fingerprint),
+            lambda: json.dumps(data, separators=(",", ":")).encode(),
+        )
+        return Response(body, media_type="application/json")
 
     def bot_page(request: Request) -> Response:
         data = arena.bot(request.path_params["name"])

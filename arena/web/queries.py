@@ -12,10 +12,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import case, func, literal, select, text, union_all
 from sqlalchemy.orm import Session
 
+from arena.ratings import conservative_score
 from arena.store import NotFoundError, RatingInfo, Store, TournamentStatus
 from arena.store.models import ApiToken, Bot, BotVersion, Match, Rating, Tournament
 
@@ -188,34 +190,43 @@ def count_matches(store: Store, version_ids: Sequence[int]) -> int:
     return int(a or 0) + int(b or 0)
 
 
-def rated_match_count(store: Store) -> tuple[int, int]:
-    """(how many rated matches, highest match sequence): what the rating history depends on."""
+def _rating_columns() -> tuple[Any, list[Any]]:
+    """Which matches are in the ratings, and in what order they are applied.
+
+    A store that orders ratings explicitly (``matches.rating_order``, with
+    ``matches.rating_applied``) is followed; otherwise ratings go in recorded order."""
+    applied = getattr(Match, "rating_applied", None)
+    order = getattr(Match, "rating_order", None)
+    where = applied.is_(True) if applied is not None else Match.rated.is_(True)
+    return where, ([order, Match.id] if order is not None else [Match.id])
+
+
+def ratings_fingerprint(store: Store) -> tuple[Any, ...]:
+    """Changes whenever any stored rating does (a match rated, a version added, a recompute):
+    the key of what the web derives from the ratings. One pass over the small ratings table."""
     with read_session(store) as s:
-        n, top = s.execute(
-            select(func.count(), func.max(Match.id)).where(Match.rated.is_(True))
+        row = s.execute(
+            select(
+                func.count(),
+                func.coalesce(func.sum(Rating.mu), 0.0),
+                func.coalesce(func.sum(Rating.sigma), 0.0),
+                func.coalesce(func.sum(Rating.matches), 0),
+            )
         ).one()
-    return int(n or 0), int(top or 0)
+    return tuple(row)
 
 
-def rated_matches_after(
-    store: Store, after: int
-) -> list[tuple[int, int, int, int | None, int, int]]:
-    """Rated matches with sequence above ``after`` in recorded order: (seq, v0, v1, winner, f0,
-    f1)."""
+def rated_in_rating_order(store: Store) -> list[tuple[int, int, int, int | None]]:
+    """Every rated match as (sequence, seat 0 version, seat 1 version, winner), in the order
+    the ratings apply them."""
+    where, order = _rating_columns()
     with read_session(store) as s:
         rows = s.execute(
-            select(
-                Match.id,
-                Match.seat0_version_id,
-                Match.seat1_version_id,
-                Match.winner,
-                Match.faults0,
-                Match.faults1,
-            )
-            .where(Match.rated.is_(True), Match.id > after)
-            .order_by(Match.id)
+            select(Match.id, Match.seat0_version_id, Match.seat1_version_id, Match.winner)
+            .where(where)
+            .order_by(*order)
         ).all()
-    return [tuple(r) for r in rows]  # type: ignore[misc]
+    return [(int(a), int(b), int(c), d) for a, b, c, d in rows]
 
 
 def tournament_ids_of(store: Store, version_ids: Sequence[int]) -> list[int]:
@@ -300,3 +311,53 @@ def tournament_state(store: Store, status: TournamentStatus, tournament_id: int)
         return status.value
     played = tournament_being_played(store, tournament_id)
     return "interrupted" if played is False else "running"
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRow:
+    bot: str
+    version: str
+    mu: float
+    sigma: float
+    matches: int
+    wins: int
+    losses: int
+    draws: int
+    faults: int
+    bot_version_id: int
+
+
+def leaderboard_rows(store: Store, min_matches: int) -> list[BoardRow]:
+    """Every rated version, ranked as ``Store.leaderboard`` ranks them (mu - 3 sigma, then mu,
+    name, age), read as plain rows: the store's facade builds ORM objects, too slow for a page
+    of a thousand bots."""
+    with read_session(store) as s:
+        rows = s.execute(
+            select(
+                Rating.bot_version_id, Rating.mu, Rating.sigma, Rating.matches, Rating.wins,
+                Rating.losses, Rating.draws, Rating.faults, Bot.name, BotVersion.version_label,
+                BotVersion.content_hash,
+            )
+            .join(BotVersion, BotVersion.id == Rating.bot_version_id)
+            .join(Bot, Bot.id == BotVersion.bot_id)
+            .where(Rating.matches >= min_matches)
+        ).all()
+        shared = {
+            (name, label)
+            for name, label in s.execute(
+                select(Bot.name, BotVersion.version_label)
+                .join(Bot, Bot.id == BotVersion.bot_id)
+                .group_by(Bot.name, BotVersion.version_label)
+                .having(func.count() > 1)
+            ).all()
+        }
+    rows.sort(key=lambda r: (-conservative_score(r[1], r[2]), -r[1], r[8], r[0]))
+    return [
+        BoardRow(
+            bot=r[8],
+            version=f"{r[9]}+{r[10][:8]}" if (r[8], r[9]) in shared else r[9],
+            mu=r[1], sigma=r[2], matches=r[3], wins=r[4], losses=r[5], draws=r[6],
+            faults=r[7], bot_version_id=r[0],
+        )
+        for r in rows
+    ]
