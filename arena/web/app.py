@@ -630,11 +630,13 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
     def leaderboard_api(request: Request) -> Response:
         data = arena.leaderboard(request)
         fingerprint = data.pop("_fingerprint")
+        # Kept compressed: a thousand rows are 200 kB of JSON, and compressing them again for
+        # every request would cost more than building them.
         body = arena.cached(
             ("json", request.url.query, fingerprint),
-            lambda: json.dumps(data, separators=(",", ":")).encode(),
+            lambda: gzip.compress(json.dumps(data, separators=(",", ":")).encode(), 6),
         )
-        return Response(body, media_type="application/json")
+        return _gzipped(request, body)
 
     def bot_page(request: Request) -> Response:
         data = arena.bot(request.path_params["name"])
@@ -702,13 +704,8 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
     def frames_api(request: Request) -> Response:
         view = choice_param(request, "view", VIEWS, "spectator")
         body = arena.frames_json(request.path_params["match_id"], view)
-        if "gzip" in request.headers.get("accept-encoding", ""):
-            return Response(
-                body, media_type="application/json",
-                headers={"content-encoding": "gzip", "vary": "accept-encoding",
-                         "cache-control": "public, max-age=3600"},
-            )
-        return Response(gzip.decompress(body), media_type="application/json")
+        # A recorded match never changes: its frames may be kept by the browser.
+        return _gzipped(request, body, {"cache-control": "public, max-age=3600"})
 
     def logs_page(request: Request) -> Response:
         match_id = request.path_params["match_id"]
@@ -825,6 +822,16 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
     )
     app.state.arena = arena
     return app
+
+
+def _gzipped(request: Request, body: bytes, headers: dict[str, str] | None = None) -> Response:
+    """Gzip-compressed JSON as it is, or decompressed for a client that does not take gzip."""
+    extra = {"vary": "accept-encoding", **(headers or {})}
+    if "gzip" in request.headers.get("accept-encoding", ""):
+        return Response(
+            body, media_type="application/json", headers={"content-encoding": "gzip", **extra}
+        )
+    return Response(gzip.decompress(body), media_type="application/json", headers=extra)
 
 
 def _safe_next(params: Any) -> str:
