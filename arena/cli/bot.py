@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from arena._gen.arena.v1 import arena_pb2 as pb
-from arena.cli.remote import CaFileOption, ServerOption, TokenOption, connect
+from arena.cli.options import CaFileOption, ServerOption, TokenOption
+from arena.cli.remote import connect
 
 app = typer.Typer(help="Bots: submit a bot directory, list and show bots.", no_args_is_help=True)
 

@@ -2,15 +2,46 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from arena.service.client import CA_FILE_ENV, SERVER_ENV, TOKEN_ENV
 
 DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
         help="Database URL or SQLite file (default: $ARENA_DB, else ./arena.db).",
+        show_default=False,
+    ),
+]
+ServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        envvar=SERVER_ENV,
+        help="Talk to a running arena service at HOST:PORT (https://HOST:PORT for TLS) instead "
+        "of the local database.",
+        show_default=False,
+    ),
+]
+TokenOption = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        envvar=TOKEN_ENV,
+        help="API token for --server (`arena token create NAME` makes one).",
+        show_default=False,
+    ),
+]
+CaFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--ca-file",
+        envvar=CA_FILE_ENV,
+        help="PEM CA certificate to check the server's TLS certificate; implies TLS.",
         show_default=False,
     ),
 ]

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated
 
 import typer
 
-from arena.cli.options import DbOption
-from arena.cli.remote import CaFileOption, ServerOption, TokenOption
-from arena.store import LeaderboardRow, Store
-
-COLUMNS = ("rank", "bot", "version", "mu", "sigma", "score", "matches", "W", "L", "D", "faults")
+from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+from arena.cli.ratings_format import print_leaderboard
+from arena.store import Store
 
 
 def ratings(
@@ -44,40 +41,4 @@ def ratings(
             applied = store.recompute_ratings()
             print(f"recomputed ratings from {applied} rated matches", file=sys.stderr)
         board = store.leaderboard()
-    if as_json:
-        typer.echo(json.dumps([row.to_json() for row in board], indent=2))
-    else:
-        typer.echo(format_table(board))
-
-
-def format_table(board: list[LeaderboardRow]) -> str:
-    """A plain, aligned table (stable for pipes and logs)."""
-    if not board:
-        return "no rated matches yet"
-    cells = [
-        (
-            str(r.rank),
-            r.bot,
-            r.version,
-            f"{r.mu:.2f}",
-            f"{r.sigma:.2f}",
-            f"{r.score:.2f}",
-            str(r.matches),
-            str(r.wins),
-            str(r.losses),
-            str(r.draws),
-            str(r.faults),
-        )
-        for r in board
-    ]
-    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(COLUMNS)]
-    left = {1, 2}
-
-    def line(values: tuple[str, ...]) -> str:
-        padded = (
-            v.ljust(w) if i in left else v.rjust(w)
-            for i, (v, w) in enumerate(zip(values, widths, strict=True))
-        )
-        return "  ".join(padded).rstrip()
-
-    return "\n".join([line(COLUMNS), *(line(c) for c in cells)])
+    print_leaderboard(board, as_json)

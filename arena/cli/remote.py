@@ -1,47 +1,19 @@
-"""The ``--server`` side of the CLI: options shared by every command that can talk to a running
-arena service, and the remote versions of those commands (over ``arena.service.client``)."""
+"""The ``--server`` side of the CLI: the remote versions of the commands (over
+``arena.service.client``). They print with the same formatters as the local commands
+(``arena.cli.ratings_format``, ``arena.cli.tournament_format``) and import no command module."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from arena.errors import ArenaError
 from arena.protocol import termination_from_pb
 from arena.referee.record import MatchResult
-from arena.service.client import CA_FILE_ENV, SERVER_ENV, TOKEN_ENV, ArenaClient
-
-ServerOption = Annotated[
-    str | None,
-    typer.Option(
-        "--server",
-        envvar=SERVER_ENV,
-        help="Talk to a running arena service at HOST:PORT (https://HOST:PORT for TLS) instead "
-        "of the local database.",
-        show_default=False,
-    ),
-]
-TokenOption = Annotated[
-    str | None,
-    typer.Option(
-        "--token",
-        envvar=TOKEN_ENV,
-        help="API token for --server (`arena token create NAME` makes one).",
-        show_default=False,
-    ),
-]
-CaFileOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--ca-file",
-        envvar=CA_FILE_ENV,
-        help="PEM CA certificate to check the server's TLS certificate; implies TLS.",
-        show_default=False,
-    ),
-]
+from arena.service.client import CA_FILE_ENV, ArenaClient
 
 
 def connect(server: str, token: str | None = None, ca_file: Path | None = None) -> ArenaClient:
@@ -52,21 +24,14 @@ def connect(server: str, token: str | None = None, ca_file: Path | None = None) 
     return ArenaClient(address, token=token, tls=tls, ca_file=ca)
 
 
-def ratings(
-    server: str, token: str | None, as_json: bool, ca_file: Path | None = None
-) -> None:
+def ratings(server: str, token: str | None, as_json: bool, ca_file: Path | None = None) -> None:
     """``arena ratings --server``: the server's leaderboard, printed as the local one is."""
-    import json
-
-    from arena.cli.ratings import format_table
+    from arena.cli.ratings_format import print_leaderboard
     from arena.service.convert import leaderboard_row_from_pb
 
     with connect(server, token, ca_file) as client:
         board = [leaderboard_row_from_pb(e) for e in client.leaderboard()]
-    if as_json:
-        typer.echo(json.dumps([row.to_json() for row in board], indent=2))
-    else:
-        typer.echo(format_table(board))
+    print_leaderboard(board, as_json)
 
 
 def fetch_match(
@@ -106,7 +71,7 @@ def tournament_run(
     from rich.console import Console
 
     from arena._gen.arena.v1 import arena_pb2 as pb
-    from arena.cli.tournament import report
+    from arena.cli.tournament_format import report
     from arena.protocol import ruleset_to_pb
     from arena.rules.ruleset import RuleSet
     from arena.service.convert import DEALS
@@ -177,7 +142,8 @@ def game_record(match: Any, names: list[str], record: Any) -> Any:
 
 
 def report_parts(t: Any) -> tuple[Any, Any, Any]:
-    """(info, config, standings) for ``arena.cli.tournament.report`` from a streamed tournament."""
+    """(info, config, standings) for ``arena.cli.tournament_format.report`` from a streamed
+    tournament."""
     from types import SimpleNamespace
 
     from arena._gen.arena.v1 import arena_pb2 as pb

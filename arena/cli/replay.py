@@ -13,8 +13,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DbOption
-from arena.cli.remote import CaFileOption, ServerOption, TokenOption
+from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
 from arena.errors import ArenaError
 from arena.referee import MatchResult, ReplayError, render_text, replay_to_dict, verify
 from arena.referee.record import result_from_dict

@@ -30,7 +30,7 @@ from arena.store import (
     TournamentInfo,
     TournamentStatus,
 )
-from arena.tournament.standings import BotStanding, FaultRow, HeadToHead, Standings
+from arena.tournament.standings import FaultRow, HeadToHead, Standings
 
 
 def timestamp(value: datetime | None) -> Timestamp | None:
@@ -147,14 +147,7 @@ def standings_to_pb(standings: Standings) -> pb.TournamentStandings:
 
 def standings_from_pb(msg: pb.TournamentStandings, played: int, total: int) -> Standings:
     return Standings(
-        leaderboard=[
-            BotStanding(
-                rank=r.rank, bot=r.bot, version=r.version, mu=r.mu, sigma=r.sigma,
-                score=r.score, matches=r.matches, wins=r.wins, losses=r.losses, draws=r.draws,
-                faults=r.faults,
-            )
-            for r in msg.leaderboard
-        ],
+        leaderboard=[leaderboard_row_from_pb(r) for r in msg.leaderboard],
         head_to_head=[
             HeadToHead(
                 bot_a=h.bot_a, bot_b=h.bot_b, matches=h.matches, wins_a=h.wins_a,
@@ -282,8 +275,8 @@ def match_result_from_pb(response: pb.GetMatchResponse) -> MatchResult:
 # -- leaderboard -------------------------------------------------------------------------------
 
 
-def leaderboard_row_to_pb(row: LeaderboardRow | BotStanding) -> pb.LeaderboardEntry:
-    """A row of the arena's leaderboard or of a tournament's: the same fields."""
+def leaderboard_row_to_pb(row: LeaderboardRow) -> pb.LeaderboardEntry:
+    """A row of the arena's leaderboard or of a tournament's standings."""
     return pb.LeaderboardEntry(
         rank=row.rank,
         bot=row.bot,
@@ -312,5 +305,4 @@ def leaderboard_row_from_pb(entry: pb.LeaderboardEntry) -> LeaderboardRow:
         losses=entry.losses,
         draws=entry.draws,
         faults=entry.faults,
-        bot_version_id=0,
     )

@@ -3,6 +3,7 @@
 Knows nothing of gRPC: it stores what the referee reports (``arena.referee.record``).
 """
 
+from arena.store.core import database_revision, upgrade_database
 from arena.store.database import DEFAULT_FILE, ENV_VAR, resolve_url
 from arena.store.errors import (
     AlreadyRecordedError,
@@ -27,7 +28,7 @@ from arena.store.rows import (
     TournamentInfo,
     TournamentStatus,
 )
-from arena.store.store import Store, database_revision, upgrade_database
+from arena.store.store import Store
 
 __all__ = [
     "DEFAULT_FILE",

@@ -171,6 +171,9 @@ LEADERBOARD_KEYS = (
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardRow:
+    """A row of the arena's leaderboard (``Store.leaderboard``) or of a tournament's standings
+    (``arena.tournament.Standings``): one type for both, so both print and travel the same."""
+
     rank: int
     bot: str
     version: str
@@ -180,11 +183,16 @@ class LeaderboardRow:
     score: float
     """mu - 3 sigma: what the leaderboard ranks by."""
     matches: int
+    """Rated matches."""
     wins: int
     losses: int
     draws: int
     faults: int
-    bot_version_id: int
+    """Faults in the rated matches (the arena's leaderboard), or in all of a tournament's
+    matches, rated or not (its standings)."""
+    bot_version_id: int | None = None
+    """The rated bot version; None in a tournament's standings and in a row received from a
+    server."""
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the keys of ``LEADERBOARD_KEYS``."""

@@ -17,7 +17,6 @@ from arena.tournament.runner import (
 )
 from arena.tournament.schedule import DealMode, ScheduledGame, build_schedule, deal_seed
 from arena.tournament.standings import (
-    BotStanding,
     FaultRow,
     GameRecord,
     HeadToHead,
@@ -30,7 +29,6 @@ __all__ = [
     "DEFAULT_CONCURRENCY",
     "DEFAULT_GAMES",
     "DEFAULT_MOVE_TIMEOUT_MS",
-    "BotStanding",
     "DealMode",
     "FaultRow",
     "GameRecord",

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from arena.ratings import Rater, conservative_score
+from arena.store import LeaderboardRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,24 +42,6 @@ class GameRecord:
     @property
     def forfeit(self) -> bool:
         return self.termination.startswith("forfeit_")
-
-
-@dataclass(frozen=True, slots=True)
-class BotStanding:
-    rank: int
-    bot: str
-    version: str
-    mu: float
-    sigma: float
-    score: float
-    """The conservative rating mu - 3 sigma the leaderboard ranks by."""
-    matches: int
-    """Rated matches (as the store's leaderboard counts them)."""
-    wins: int
-    losses: int
-    draws: int
-    faults: int
-    """Faults in all matches, rated or not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +76,7 @@ class FaultRow:
 
 @dataclass(frozen=True, slots=True)
 class Standings:
-    leaderboard: list[BotStanding]
+    leaderboard: list[LeaderboardRow]
     head_to_head: list[HeadToHead]
     faults: list[FaultRow]
     played: int
@@ -145,7 +128,7 @@ def compute_standings(
         range(len(bots)), key=lambda i: (-scores[i], bots[i][0], bots[i][1])
     )
     leaderboard = [
-        BotStanding(
+        LeaderboardRow(
             rank=rank,
             bot=bots[i][0],
             version=bots[i][1],

@@ -273,7 +273,7 @@ def tournament_being_played(store: Store, tournament_id: int) -> bool | None:
     ``/proc/locks`` (Linux). Taking the lock to test it would race with a process starting to
     play, so it is only looked at.
     """
-    from arena.store.store import PG_TOURNAMENT_LOCK
+    from arena.store.tournaments import PG_TOURNAMENT_LOCK
 
     if store.dialect == "postgresql":
         with read_session(store) as s:

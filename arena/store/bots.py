@@ -1,0 +1,151 @@
+"""The store's bots and their versions: registering, looking up, listing."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from arena.store.core import StoreCore
+from arena.store.errors import NotFoundError, NotOwnerError, StoreError, not_owner_message
+from arena.store.models import ApiToken, Bot, BotVersion, Rating
+from arena.store.rows import BotInfo, BotVersionInfo
+
+
+class BotsMixin(StoreCore):
+    """Bots and bot versions (a version is created with its initial rating)."""
+
+    def register_bot_version(
+        self,
+        name: str,
+        version_label: str,
+        content_hash: str,
+        source: str,
+        *,
+        owner_token_id: int | None = None,
+        owner_only: bool = False,
+    ) -> BotVersionInfo:
+        """The version of bot ``name`` with these files, created if new.
+
+        Idempotent: the same name and content hash give the same version back (its first label
+        and source are kept). Different content under a known name is a new version. With
+        ``owner_only``, a bot first registered by another owner raises ``NotOwnerError`` (checked
+        in the same transaction) and nothing is written.
+        """
+        _check_bot_name(name)
+        if not version_label or len(version_label) > 100:
+            raise StoreError(f"bot {name}: version label must be 1-100 characters")
+        if not content_hash or len(content_hash) > 128:
+            raise StoreError(f"bot {name}: content hash must be 1-128 characters")
+        for attempt in range(3):
+            try:
+                with self._write() as s:
+                    bot = s.scalar(select(Bot).where(Bot.name == name))
+                    if bot is None:
+                        bot = Bot(name=name, owner_token_id=owner_token_id)
+                        s.add(bot)
+                        s.flush()
+                    elif owner_only and bot.owner_token_id != owner_token_id:
+                        raise NotOwnerError(not_owner_message(name, bot.owner_token_id))
+                    version = s.scalar(
+                        select(BotVersion).where(
+                            BotVersion.bot_id == bot.id, BotVersion.content_hash == content_hash
+                        )
+                    )
+                    if version is None:
+                        version = BotVersion(
+                            bot_id=bot.id,
+                            version_label=version_label,
+                            content_hash=content_hash,
+                            source=source,
+                        )
+                        s.add(version)
+                        s.flush()
+                        mu, sigma = self._rater.initial()
+                        s.add(Rating(bot_version_id=version.id, mu=mu, sigma=sigma))
+                    return _version_info(version, bot.name)
+            except IntegrityError:
+                # Another process registered the same bot or version at the same moment.
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def get_bot_version(self, ref: str | int) -> BotVersionInfo:
+        """A version by id, ``name`` (its latest version) or ``name@version`` (the latest build
+        with that label)."""
+        with self._read() as s:
+            if isinstance(ref, int):
+                row = s.execute(
+                    select(BotVersion, Bot.name)
+                    .join(Bot, Bot.id == BotVersion.bot_id)
+                    .where(BotVersion.id == ref)
+                ).first()
+                if row is None:
+                    raise NotFoundError(f"no bot version with id {ref}")
+                return _version_info(row[0], row[1])
+            name, _, label = ref.partition("@")
+            bot = s.scalar(select(Bot).where(Bot.name == name))
+            if bot is None:
+                known = s.scalars(select(Bot.name).order_by(Bot.name)).all()
+                listing = ", ".join(known) if known else "none registered yet"
+                raise NotFoundError(f"unknown bot {name!r}; known bots: {listing}")
+            query = select(BotVersion).where(BotVersion.bot_id == bot.id)
+            if label:
+                query = query.where(BotVersion.version_label == label)
+            version = s.scalar(query.order_by(BotVersion.id.desc()).limit(1))
+            if version is None:
+                labels = s.scalars(
+                    select(BotVersion.version_label)
+                    .where(BotVersion.bot_id == bot.id)
+                    .order_by(BotVersion.id)
+                ).all()
+                raise NotFoundError(
+                    f"bot {name!r} has no version {label!r}; its versions: {', '.join(labels)}"
+                )
+            return _version_info(version, bot.name)
+
+    def list_bots(self) -> list[BotInfo]:
+        with self._read() as s:
+            bots = s.scalars(select(Bot).order_by(Bot.name)).all()
+            versions = s.scalars(select(BotVersion).order_by(BotVersion.id)).all()
+            owners = {tid: name for tid, name in s.execute(select(ApiToken.id, ApiToken.name))}
+        by_bot: dict[int, list[BotVersion]] = {}
+        for v in versions:
+            by_bot.setdefault(v.bot_id, []).append(v)
+        return [
+            BotInfo(
+                id=b.id,
+                name=b.name,
+                created_at=b.created_at,
+                versions=tuple(_version_info(v, b.name) for v in by_bot.get(b.id, [])),
+                owner_token_id=b.owner_token_id,
+                owner=owners.get(b.owner_token_id) if b.owner_token_id is not None else None,
+            )
+            for b in bots
+        ]
+
+    def list_versions(self, name: str) -> list[BotVersionInfo]:
+        latest = self.get_bot_version(name)
+        with self._read() as s:
+            versions = s.scalars(
+                select(BotVersion).where(BotVersion.bot_id == latest.bot_id).order_by(BotVersion.id)
+            ).all()
+        return [_version_info(v, latest.name) for v in versions]
+
+
+def _check_bot_name(name: str) -> None:
+    if not name or len(name) > 100 or "@" in name or name != name.strip():
+        raise StoreError(
+            f"bad bot name {name!r}: 1-100 characters, no '@', no leading or trailing spaces"
+        )
+
+
+def _version_info(v: BotVersion, name: str) -> BotVersionInfo:
+    return BotVersionInfo(
+        id=v.id,
+        bot_id=v.bot_id,
+        name=name,
+        version_label=v.version_label,
+        content_hash=v.content_hash,
+        source=v.source,
+        created_at=v.created_at,
+    )

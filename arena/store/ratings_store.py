@@ -1,0 +1,180 @@
+"""The store's ratings: one TrueSkill rating per bot version, the leaderboard, a rebuild from
+the match history, and the TrueSkill settings the ratings were computed with."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select, text
+from sqlalchemy.orm import Session
+
+from arena.ratings import Rater, RatingConfig, conservative_score
+from arena.store.core import StoreCore
+from arena.store.errors import NotFoundError, StoreError
+from arena.store.models import Bot, BotVersion, Match, Rating, Setting
+from arena.store.rows import LeaderboardRow, RatingInfo
+
+RATING_SETTINGS_KEY = "trueskill"
+
+
+class RatingsMixin(StoreCore):
+    """Ratings by bot version, ranked into the leaderboard."""
+
+    def rating(self, bot_version_id: int) -> RatingInfo:
+        with self._read() as s:
+            r = s.get(Rating, bot_version_id)
+            if r is None:
+                raise NotFoundError(f"no bot version with id {bot_version_id}")
+            return rating_info(r)
+
+    def ratings(self) -> dict[int, RatingInfo]:
+        with self._read() as s:
+            return {r.bot_version_id: rating_info(r) for r in s.scalars(select(Rating))}
+
+    def leaderboard(self, *, min_matches: int = 1) -> list[LeaderboardRow]:
+        """Bot versions ranked by mu - 3 sigma; ties by mu, then name, then age."""
+        with self._read() as s:
+            rows = s.execute(
+                select(Rating, Bot.name, BotVersion.version_label, BotVersion.content_hash)
+                .join(BotVersion, BotVersion.id == Rating.bot_version_id)
+                .join(Bot, Bot.id == BotVersion.bot_id)
+                .where(Rating.matches >= min_matches)
+            ).all()
+            label_counts = {
+                (name, label): n
+                for name, label, n in s.execute(
+                    select(Bot.name, BotVersion.version_label, func.count())
+                    .join(Bot, Bot.id == BotVersion.bot_id)
+                    .group_by(Bot.name, BotVersion.version_label)
+                ).all()
+            }
+        scored = sorted(
+            rows,
+            key=lambda row: (
+                -conservative_score(row[0].mu, row[0].sigma),
+                -row[0].mu,
+                row[1],
+                row[0].bot_version_id,
+            ),
+        )
+        board = []
+        for rank, (r, name, label, content_hash) in enumerate(scored, start=1):
+            shared = label_counts.get((name, label), 1) > 1
+            shown = f"{label}+{content_hash[:8]}" if shared else label
+            board.append(
+                LeaderboardRow(
+                    rank=rank,
+                    bot=name,
+                    version=shown,
+                    mu=r.mu,
+                    sigma=r.sigma,
+                    score=conservative_score(r.mu, r.sigma),
+                    matches=r.matches,
+                    wins=r.wins,
+                    losses=r.losses,
+                    draws=r.draws,
+                    faults=r.faults,
+                    bot_version_id=r.bot_version_id,
+                )
+            )
+        return board
+
+    def recompute_ratings(self) -> int:
+        """Rebuild every rating from the rated matches in recorded order, with this store's
+        TrueSkill settings; returns the number of matches applied."""
+        with self._write() as s:
+            if self.dialect == "postgresql":
+                # Blocks recorders (their FOR UPDATE) until the rebuild commits; reads go on.
+                s.execute(text("LOCK TABLE ratings IN EXCLUSIVE MODE"))
+            ratings = {r.bot_version_id: r for r in s.scalars(select(Rating))}
+            versions = s.scalars(select(BotVersion.id)).all()
+            mu, sigma = self._rater.initial()
+            for vid in versions:
+                r = ratings.get(vid)
+                if r is None:
+                    r = ratings[vid] = Rating(bot_version_id=vid)
+                    s.add(r)
+                r.mu, r.sigma = mu, sigma
+                r.matches = r.wins = r.losses = r.draws = r.faults = 0
+            history = s.execute(
+                select(
+                    Match.seat0_version_id,
+                    Match.seat1_version_id,
+                    Match.winner,
+                    Match.faults0,
+                    Match.faults1,
+                )
+                .where(Match.rated.is_(True))
+                .order_by(Match.id)
+            ).all()
+            for seat0, seat1, winner, faults0, faults1 in history:
+                apply_result(
+                    self._rater, (ratings[seat0], ratings[seat1]), winner, (faults0, faults1)
+                )
+            self._write_rating_settings(s)
+            return len(history)
+
+    def rating_settings(self) -> RatingConfig | None:
+        """The TrueSkill settings the stored ratings were computed with."""
+        with self._read() as s:
+            row = s.get(Setting, RATING_SETTINGS_KEY)
+            return None if row is None else RatingConfig.from_dict(row.value)
+
+    def _ensure_rating_settings(self) -> None:
+        """Note the settings in a database that has none yet (a new one)."""
+        if self.rating_settings() is not None:
+            return
+        with self._write() as s:
+            s.execute(
+                self._insert(Setting)
+                .values(key=RATING_SETTINGS_KEY, value=self.rating_config.to_dict())
+                .on_conflict_do_nothing(index_elements=["key"])
+            )
+
+    def _check_rating_settings(self, s: Session) -> None:
+        row = s.get(Setting, RATING_SETTINGS_KEY, populate_existing=True)
+        stored = None if row is None else RatingConfig.from_dict(row.value)
+        if stored is None:
+            self._write_rating_settings(s)
+        elif stored != self.rating_config:
+            raise StoreError(
+                f"the ratings in {self.url} were computed with TrueSkill {stored.describe()}, "
+                f"not the {self.rating_config.describe()} now set: run "
+                "`arena ratings --recompute` to rebuild them with the new settings, or restore "
+                "the old ARENA_TRUESKILL_* values"
+            )
+
+    def _write_rating_settings(self, s: Session) -> None:
+        row = s.get(Setting, RATING_SETTINGS_KEY)
+        if row is None:
+            s.add(Setting(key=RATING_SETTINGS_KEY, value=self.rating_config.to_dict()))
+        else:
+            row.value = self.rating_config.to_dict()
+
+
+def apply_result(
+    rater: Rater, pair: tuple[Rating, Rating], winner: int | None, faults: tuple[int, int]
+) -> None:
+    """One rated match's update: TrueSkill and the tallies (shared by record and recompute)."""
+    a, b = pair
+    (a.mu, a.sigma), (b.mu, b.sigma) = rater.rate((a.mu, a.sigma), (b.mu, b.sigma), winner)
+    for seat, r in enumerate(pair):
+        r.matches += 1
+        r.faults += faults[seat]
+        if winner is None:
+            r.draws += 1
+        elif winner == seat:
+            r.wins += 1
+        else:
+            r.losses += 1
+
+
+def rating_info(r: Rating) -> RatingInfo:
+    return RatingInfo(
+        bot_version_id=r.bot_version_id,
+        mu=r.mu,
+        sigma=r.sigma,
+        matches=r.matches,
+        wins=r.wins,
+        losses=r.losses,
+        draws=r.draws,
+        faults=r.faults,
+    )

@@ -1,0 +1,55 @@
+"""The store's API tokens: only a hash of each is kept."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from arena.store.core import StoreCore
+from arena.store.errors import NotFoundError, StoreError
+from arena.store.models import ApiToken
+from arena.store.rows import TokenInfo
+
+TOKEN_PREFIX = "arena_"
+
+
+class TokensMixin(StoreCore):
+    """API tokens: created, verified, listed, revoked."""
+
+    def create_token(self, name: str) -> str:
+        """A new API token named ``name``. The token is returned once; only its hash is kept."""
+        if not name or len(name) > 100:
+            raise StoreError("token name must be 1-100 characters")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        try:
+            with self._write() as s:
+                s.add(ApiToken(name=name, token_hash=_token_hash(token)))
+        except IntegrityError:
+            raise StoreError(f"a token named {name!r} exists already") from None
+        return token
+
+    def verify_token(self, token: str) -> TokenInfo | None:
+        """The token's owner, or None for a token that is unknown or revoked."""
+        with self._read() as s:
+            row = s.scalar(select(ApiToken).where(ApiToken.token_hash == _token_hash(token)))
+            return None if row is None else TokenInfo(row.id, row.name, row.created_at)
+
+    def list_tokens(self) -> list[TokenInfo]:
+        with self._read() as s:
+            rows = s.scalars(select(ApiToken).order_by(ApiToken.id)).all()
+            return [TokenInfo(r.id, r.name, r.created_at) for r in rows]
+
+    def revoke_token(self, name: str) -> None:
+        with self._write() as s:
+            row = s.scalar(select(ApiToken).where(ApiToken.name == name))
+            if row is None:
+                raise NotFoundError(f"no token named {name!r}")
+            # The row stays (bots may name it as owner); its hash no longer matches any token.
+            row.token_hash = "revoked:" + secrets.token_hex(24)
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()

@@ -1,0 +1,211 @@
+"""The store's tournaments and their scheduled games, and the lock held while one is played."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import case, func, select, text, update
+from sqlalchemy.orm import Session
+
+from arena.store.core import StoreCore, check_seats, check_seed
+from arena.store.errors import NotFoundError, StoreError
+from arena.store.models import BotVersion, Tournament, TournamentGame, utcnow
+from arena.store.rows import (
+    GameStatus,
+    ScheduleEntry,
+    TournamentGameInfo,
+    TournamentInfo,
+    TournamentStatus,
+)
+
+PG_TOURNAMENT_LOCK = 0x5A7E
+"""First key of the PostgreSQL advisory lock held by the process playing a tournament."""
+
+
+class TournamentsMixin(StoreCore):
+    """Tournaments, their whole schedule, and which games are left to play."""
+
+    def create_tournament(
+        self, config: Mapping[str, Any], schedule: Sequence[ScheduleEntry]
+    ) -> int:
+        """Store a tournament and its whole schedule before any game is played; returns its id."""
+        try:
+            config_json = json.loads(json.dumps(dict(config)))
+        except (TypeError, ValueError) as exc:
+            raise StoreError(f"tournament config must be JSON data: {exc}") from None
+        if not schedule:
+            raise StoreError("a tournament needs at least one scheduled game")
+        ordinals = [g.ordinal for g in schedule]
+        if len(set(ordinals)) != len(ordinals):
+            raise StoreError("tournament schedule has repeated game ordinals")
+        versions: set[int] = set()
+        for g in schedule:
+            versions.update(check_seats(g.seat_versions))
+            check_seed(g.seed)
+        with self._write() as s:
+            found = set(s.scalars(select(BotVersion.id).where(BotVersion.id.in_(versions))))
+            if versions - found:
+                raise NotFoundError(f"no bot version with id {min(versions - found)}")
+            tournament = Tournament(status=TournamentStatus.RUNNING.value, config=config_json)
+            s.add(tournament)
+            s.flush()
+            s.add_all(
+                TournamentGame(
+                    tournament_id=tournament.id,
+                    ordinal=g.ordinal,
+                    pair_id=g.pair_id,
+                    seed=g.seed,
+                    seat0_version_id=g.seat_versions[0],
+                    seat1_version_id=g.seat_versions[1],
+                    status=GameStatus.PENDING.value,
+                )
+                for g in schedule
+            )
+            return tournament.id
+
+    def get_tournament(self, tournament_id: int) -> TournamentInfo:
+        with self._read() as s:
+            t = s.get(Tournament, tournament_id)
+            if t is None:
+                raise NotFoundError(f"no tournament with id {tournament_id}")
+            counts = _game_counts(s, [tournament_id])
+        return _tournament_info(t, counts.get(tournament_id, (0, 0)))
+
+    def list_tournaments(self) -> list[TournamentInfo]:
+        with self._read() as s:
+            ts = s.scalars(select(Tournament).order_by(Tournament.id)).all()
+            counts = _game_counts(s, [t.id for t in ts])
+        return [_tournament_info(t, counts.get(t.id, (0, 0))) for t in ts]
+
+    def tournament_games(
+        self, tournament_id: int, *, status: GameStatus | None = None
+    ) -> list[TournamentGameInfo]:
+        """The schedule in order; ``status=GameStatus.PENDING`` gives what is left to play."""
+        query = select(TournamentGame).where(TournamentGame.tournament_id == tournament_id)
+        if status is not None:
+            query = query.where(TournamentGame.status == status.value)
+        with self._read() as s:
+            if s.get(Tournament, tournament_id) is None:
+                raise NotFoundError(f"no tournament with id {tournament_id}")
+            games = s.scalars(query.order_by(TournamentGame.ordinal)).all()
+        return [_game_info(g) for g in games]
+
+    @contextmanager
+    def tournament_player_lock(self, tournament_id: int) -> Iterator[None]:
+        """Held while one process plays a tournament's games, so no two play it at once.
+
+        The operating system or the server drops it when its holder dies, SIGKILL included, so
+        a tournament whose player was killed can be resumed at once. PostgreSQL: a session-level
+        advisory lock on a connection of its own. SQLite: ``flock`` on a file in
+        ``<database>.locks/`` (kept, never deleted: deleting a lock file races with the next
+        locker).
+        """
+        busy = StoreError(
+            f"tournament {tournament_id} is being played by another process; wait for it to "
+            f"end, or stop it, then `arena tournament resume {tournament_id}`"
+        )
+        if self.dialect == "postgresql":
+            with self._errors(), self._engine.connect() as conn:
+                key = {"space": PG_TOURNAMENT_LOCK, "id": tournament_id}
+                got = conn.execute(text("SELECT pg_try_advisory_lock(:space, :id)"), key)
+                conn.commit()
+                if not got.scalar():
+                    raise busy
+                try:
+                    yield
+                finally:
+                    conn.execute(text("SELECT pg_advisory_unlock(:space, :id)"), key)
+                    conn.commit()
+            return
+        database = self._engine.url.database
+        if not database or database == ":memory:":
+            yield  # one connection, one process: nothing else can play it
+            return
+        folder = Path(f"{database}.locks")
+        folder.mkdir(exist_ok=True)
+        fd = os.open(folder / f"tournament-{tournament_id}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise busy from None
+            yield
+        finally:
+            os.close(fd)
+
+    def pending_games(self, tournament_id: int) -> list[TournamentGameInfo]:
+        return self.tournament_games(tournament_id, status=GameStatus.PENDING)
+
+    def set_tournament_status(self, tournament_id: int, status: TournamentStatus) -> None:
+        with self._write() as s:
+            t = s.get(Tournament, tournament_id)
+            if t is None:
+                raise NotFoundError(f"no tournament with id {tournament_id}")
+            t.status = status.value
+            t.finished_at = None if status is TournamentStatus.RUNNING else utcnow()
+
+    def _finish_if_complete(self, s: Session, tournament_id: int) -> None:
+        left = s.scalar(
+            select(func.count())
+            .select_from(TournamentGame)
+            .where(
+                TournamentGame.tournament_id == tournament_id,
+                TournamentGame.status == GameStatus.PENDING.value,
+            )
+        )
+        if left == 0:
+            s.execute(
+                update(Tournament)
+                .where(
+                    Tournament.id == tournament_id,
+                    Tournament.status == TournamentStatus.RUNNING.value,
+                )
+                .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
+                .execution_options(synchronize_session=False)
+            )
+
+
+def _game_counts(s: Session, ids: Sequence[int]) -> dict[int, tuple[int, int]]:
+    if not ids:
+        return {}
+    rows = s.execute(
+        select(
+            TournamentGame.tournament_id,
+            func.count(),
+            func.sum(case((TournamentGame.status == GameStatus.DONE.value, 1), else_=0)),
+        )
+        .where(TournamentGame.tournament_id.in_(ids))
+        .group_by(TournamentGame.tournament_id)
+    ).all()
+    return {tid: (int(total), int(done or 0)) for tid, total, done in rows}
+
+
+def _game_info(g: TournamentGame) -> TournamentGameInfo:
+    return TournamentGameInfo(
+        id=g.id,
+        tournament_id=g.tournament_id,
+        ordinal=g.ordinal,
+        pair_id=g.pair_id,
+        seed=g.seed,
+        seat_versions=(g.seat0_version_id, g.seat1_version_id),
+        status=GameStatus(g.status),
+        match_id=g.match_id,
+    )
+
+
+def _tournament_info(t: Tournament, counts: tuple[int, int]) -> TournamentInfo:
+    return TournamentInfo(
+        id=t.id,
+        status=TournamentStatus(t.status),
+        config=dict(t.config),
+        created_at=t.created_at,
+        finished_at=t.finished_at,
+        games_total=counts[0],
+        games_done=counts[1],
+    )
