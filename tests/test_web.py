@@ -447,8 +447,10 @@ def artifacts(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFact
     folder = Path(given) / "web" if given else tmp_path_factory.mktemp("web-screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line(f"web screenshots: {folder}")
+    capture = pytestconfig.pluginmanager.get_plugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(f"\nweb screenshots: {folder}")
     return folder
 
 
