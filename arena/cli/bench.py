@@ -156,7 +156,9 @@ def web(
     matches: int = typer.Option(100_000, "--matches", help="Matches in the generated database."),
     requests: int = typer.Option(100, "--requests", help="Timed requests per page."),
     viewers: int = typer.Option(100, "--viewers", help="Live viewers of the tournament."),
-    rounds: int = typer.Option(2, "--rounds", help="Live: tournaments with and without viewers."),
+    rounds: int = typer.Option(
+        3, "--rounds", help="Live: tournaments with and without viewers (each)."
+    ),
     games: int = typer.Option(4, "--games", help="Live: deal seeds of each tournament."),
     skip_pages: bool = typer.Option(False, "--skip-pages", help="Only the live part."),
     skip_live: bool = typer.Option(False, "--skip-live", help="Only the pages."),

@@ -193,6 +193,12 @@ class _Server:
                 self.proc.wait()
 
 
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used, from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _summary(values: Sequence[float]) -> dict[str, float]:
     ordered = sorted(values)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -323,12 +329,16 @@ def _play(store: Store, bots: list[str], games: int, seed: int, viewers: int, se
                 if time.monotonic() > deadline or client.poll() is not None:
                     raise ArenaError("the viewers did not connect")
                 time.sleep(0.1)
+    server_cpu0 = _cpu_s(server.proc.pid)
     t0 = time.perf_counter()
     standings = run_tournament(store, tid)
     seconds = time.perf_counter() - t0
+    server_cpu = _cpu_s(server.proc.pid) - server_cpu0
     updates: list[int] = []
+    viewers_cpu = None
     if client is not None:
         time.sleep(1.5)  # the last update reaches the viewers
+        viewers_cpu = _cpu_s(client.pid)
         client.send_signal(signal.SIGTERM)
         out, _ = client.communicate(timeout=30)
         updates = json.loads(out.strip().splitlines()[-1])["updates"]
@@ -337,12 +347,15 @@ def _play(store: Store, bots: list[str], games: int, seed: int, viewers: int, se
         "matches": standings.played,
         "seconds": round(seconds, 2),
         "matches_per_s": round(standings.played / seconds, 3),
+        "web_server_cpu_s": round(server_cpu, 3),
+        "web_server_cpu_share": round(server_cpu / seconds, 4),
+        "viewers_cpu_s": None if viewers_cpu is None else round(viewers_cpu, 3),
         "updates_min": min(updates) if updates else None,
         "updates_max": max(updates) if updates else None,
     }
 
 
-def measure_live(viewers: int = 100, rounds: int = 2, games: int = 4, max_hands: int = 10,
+def measure_live(viewers: int = 100, rounds: int = 3, games: int = 4, max_hands: int = 10,
                  seed: int = 1) -> dict[str, Any]:
     from arena.tournament.entrants import sample_bot_dirs
 
@@ -366,7 +379,13 @@ def measure_live(viewers: int = 100, rounds: int = 2, games: int = 4, max_hands:
     quiet = [r["matches_per_s"] for r in runs if r["viewers"] == 0]
     watched = [r["matches_per_s"] for r in runs if r["viewers"]]
     ratio = statistics.mean(watched) / statistics.mean(quiet)
-    return {"viewers": viewers, "runs": runs, "ratio": round(ratio, 3)}
+    cpu = [r["web_server_cpu_share"] for r in runs if r["viewers"]]
+    return {
+        "viewers": viewers,
+        "runs": runs,
+        "ratio": round(ratio, 3),
+        "web_server_cpu_share_with_viewers": round(statistics.mean(cpu), 4),
+    }
 
 
 def describe(result: dict[str, Any]) -> str:
@@ -399,9 +418,14 @@ def describe(result: dict[str, Any]) -> str:
             )
             lines.append(
                 f"  {r['viewers']:>3} viewers: {r['matches']} matches in {r['seconds']} s = "
-                f"{r['matches_per_s']} matches/s{extra}"
+                f"{r['matches_per_s']} matches/s; web server CPU {r['web_server_cpu_s']} s "
+                f"({100 * r['web_server_cpu_share']:.1f} % of a core){extra}"
             )
         lines.append(f"  matches/s with viewers / without: {live['ratio']}")
+        lines.append(
+            "  web server CPU while viewers watch: "
+            f"{100 * live['web_server_cpu_share_with_viewers']:.1f} % of one core"
+        )
     return "\n".join(lines)
 
 

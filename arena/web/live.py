@@ -39,6 +39,8 @@ class _Watched:
     viewers: set[asyncio.Queue[bytes | None]] = field(default_factory=set)
     seen: set[int] | None = None
     state: tuple[str, int, int] | None = None
+    ready: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held by the first viewer while it reads what has been played (the others wait)."""
 
 
 class LiveHub:
@@ -63,13 +65,14 @@ class LiveHub:
         """The event stream of one viewer, until it goes away or the server stops."""
         queue: asyncio.Queue[bytes | None] = asyncio.Queue(QUEUE_SIZE)
         watched = self._watched.setdefault(tournament_id, _Watched())
-        if watched.seen is None:
-            watched.seen = await anyio.to_thread.run_sync(
-                queries.tournament_match_sequences, self._store, tournament_id
-            )
-            watched.state = await anyio.to_thread.run_sync(
-                queries.tournament_match_state, self._store, tournament_id
-            )
+        async with watched.ready:
+            if watched.seen is None:
+                watched.state = await anyio.to_thread.run_sync(
+                    queries.tournament_match_state, self._store, tournament_id
+                )
+                watched.seen = await anyio.to_thread.run_sync(
+                    queries.tournament_match_sequences, self._store, tournament_id
+                )
         watched.viewers.add(queue)
         self._ensure_polling()
         try:
