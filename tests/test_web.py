@@ -393,6 +393,7 @@ def test_live_events_stream_reports_a_recorded_match(arena: Arena) -> None:
     store.set_tournament_status(tid, TournamentStatus.CANCELLED)
 
 
+@pytest.mark.slow
 def test_arena_web_command_serves_and_refuses_a_bad_address(arena: Arena) -> None:
     bad = subprocess.run(
         [sys.executable, "-m", "arena", "web", "--listen", "nowhere", "--db", arena.db],
@@ -415,6 +416,7 @@ def test_arena_web_command_serves_and_refuses_a_bad_address(arena: Arena) -> Non
         proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_arena_serve_web_serves_pages_beside_grpc(arena: Arena) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--web",

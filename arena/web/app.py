@@ -599,13 +599,20 @@ class WebArena:
 
 
 def _timed(handler: Callable[..., Any]) -> Callable[[Request], Any]:
-    """Run the (blocking) handler in a worker thread and report its time in Server-Timing."""
+    """Run the (blocking) handler in a worker thread and report its time in Server-Timing:
+    ``app`` the wall time, ``cpu`` the CPU time of the thread (what it cost, without the wait
+    for a core on a busy machine)."""
+
+    def run(request: Request) -> Response:
+        c0, t0 = time.thread_time(), time.perf_counter()
+        response: Response = handler(request)
+        wall = (time.perf_counter() - t0) * 1000
+        cpu = (time.thread_time() - c0) * 1000
+        response.headers[SERVER_TIMING] = f"app;dur={wall:.2f}, cpu;dur={cpu:.2f}"
+        return response
 
     async def endpoint(request: Request) -> Response:
-        t0 = time.perf_counter()
-        response: Response = await anyio.to_thread.run_sync(handler, request)
-        response.headers[SERVER_TIMING] = f"app;dur={(time.perf_counter() - t0) * 1000:.2f}"
-        return response
+        return await anyio.to_thread.run_sync(run, request)
 
     return endpoint
 
