@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 NODE_BOT := sample_bots/node_random
+CPP_BOT := sample_bots/cpp_lowest
 
-.PHONY: setup demo web test test-fast bench lint proto proto-check clean
+.PHONY: setup demo web test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +19,20 @@ $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package.json $(NODE_BOT
 proto/node_modules/.package-lock.json: proto/package.json proto/package-lock.json
 	cd proto && npm ci --no-audit --no-fund --loglevel=error
 
-setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json proto/node_modules/.package-lock.json
+setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json proto/node_modules/.package-lock.json cpp-bot-if-possible
+
+# The C++ sample bot, built by its own Makefile (the arena never builds a bot). Needs g++, make,
+# pkg-config, libgrpc++-dev and protobuf-compiler-grpc; setup skips it, saying so, without them.
+cpp-bot:
+	@$(MAKE) -s -C $(CPP_BOT)
+
+cpp-bot-if-possible:
+	@if command -v g++ >/dev/null && command -v grpc_cpp_plugin >/dev/null \
+	    && pkg-config --exists grpc++ protobuf 2>/dev/null; then \
+	  $(MAKE) cpp-bot --no-print-directory; \
+	else \
+	  echo "setup: C++ sample bot not built (needs g++ pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc)"; \
+	fi
 
 WEB_LISTEN ?= 127.0.0.1:8080
 
@@ -50,4 +64,4 @@ proto: $(VENV)/.installed
 	$(PY) proto/generate.py
 
 clean:
-	rm -rf $(VENV) $(NODE_BOT)/node_modules proto/node_modules .pytest_cache
+	rm -rf $(VENV) $(NODE_BOT)/node_modules proto/node_modules .pytest_cache $(CPP_BOT)/build

@@ -292,6 +292,8 @@ def _fill_info(info: pb.InformationSet, obs: Observation) -> None:
     if obs.tricks:
         _fill_tricks(info.tricks, obs.tricks)
     info.spades_broken = obs.spades_broken
+    if obs.own_put_aside:
+        info.own_put_aside.extend([cards[c] for c in obs.own_put_aside])
 
 
 def info_set(obs: Observation) -> pb.InformationSet:
@@ -338,6 +340,7 @@ def observation_from_pb(info: pb.InformationSet, decision: Decision | None = Non
         seats=(seats[0], seats[1]),
         tricks=_tricks_from_pb(info.tricks),
         spades_broken=info.spades_broken,
+        own_put_aside=cards_from_pb(info.own_put_aside, "put-aside card"),
     )
 
 

@@ -313,6 +313,8 @@ def test_demo_plays_the_sample_bots(sqlite_url: str) -> None:
     assert {"random", "heuristic", "cautious"} <= names
     node_ready = (SAMPLES / "node_random" / "node_modules").is_dir() and shutil.which("node")
     assert ("node_random" in names) == bool(node_ready)
+    cpp_built = os.access(SAMPLES / "cpp_lowest" / "build" / "cpp_lowest", os.X_OK)
+    assert ("cpp_lowest" in names) == cpp_built
     n = len(names)
     assert (t["status"], t["done"], t["total"]) == ("finished", n * (n - 1), n * (n - 1))
     assert t["rules"]["max_hands"] == 50

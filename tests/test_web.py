@@ -313,6 +313,7 @@ def test_a_seat_view_holds_only_that_seats_information_set(arena: Arena, seat: i
             obs = m.observation(seat)
             assert f["seats"][seat]["hand"] == list(obs.hand)
             assert f["seats"][seat]["discards"] == list(obs.own_discards)
+            assert (f["seats"][seat]["aside"] or []) == list(obs.own_put_aside)
             assert f["stock"] == obs.stock_size
             assert f["seats"][opp]["hand_count"] == len(m.hand(opp))
         m.apply(d.action)

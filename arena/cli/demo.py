@@ -1,8 +1,9 @@
 """``arena demo``: a round robin of the sample bots on the default database, then its leaderboard.
 
 What ``make demo`` runs on a fresh machine: every sample bot that can run here (``random``,
-``heuristic``, the weakened ``heuristic`` variant, and ``node_random`` when Node.js and its
-packages are installed) plays every other on the same deal seeds, both seatings of each.
+``heuristic``, the weakened ``heuristic`` variant, ``node_random`` when Node.js and its
+packages are installed, ``cpp_lowest`` when it is built) plays every other on the same deal
+seeds, both seatings of each.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from arena.cli.options import DbOption
+from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.errors import ArenaError
 from arena.referee import (
     ClockConfig,
@@ -171,11 +172,24 @@ def match(
         int, typer.Option("--max-faults", help="Faults that forfeit under 'substitute'.")
     ] = 3,
     target_score: Annotated[
-        int, typer.Option("--target-score", help="The score that ends the match (R-1.2).")
-    ] = RuleSet().target_score,
+        int | None,
+        typer.Option(
+            "--target-score",
+            help=f"The score that ends the match (R-1.2; default {RuleSet().target_score}); "
+            "the same as --rules target_score=N.",
+            show_default=False,
+        ),
+    ] = None,
     max_hands: Annotated[
-        int, typer.Option("--max-hands", help="The hand limit (R-6.3).")
-    ] = RuleSet().max_hands,
+        int | None,
+        typer.Option(
+            "--max-hands",
+            help=f"The hand limit (R-6.3; default {RuleSet().max_hands}); the same as --rules "
+            "max_hands=N.",
+            show_default=False,
+        ),
+    ] = None,
+    rules: RulesOption = None,
     startup_timeout: Annotated[
         float | None,
         typer.Option(
@@ -194,10 +208,13 @@ def match(
     """Play one match between BOT_A (seat 0) and BOT_B (seat 1) and print the result."""
     if policy not in ("forfeit", "substitute"):
         raise typer.BadParameter("use 'forfeit' or 'substitute'", param_hint="--policy")
+    rule_set = rules_from_options(
+        rules, {"target_score": target_score, "max_hands": max_hands}
+    )
     result, recorded = play(
         (bot_a, bot_b),
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
-        rules=RuleSet(target_score=target_score, max_hands=max_hands),
+        rules=rule_set,
         clock=ClockConfig(move_time_ms=move_timeout, time_bank_ms=time_bank),
         policy=FaultPolicy(policy, max_faults=max_faults),  # type: ignore[arg-type]
         db=db,

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.cli.tournament_format import report
 from arena.errors import ArenaError
 
@@ -66,8 +67,14 @@ def run(
         int, typer.Option("--max-faults", help="Under substitute: faults that forfeit a match.")
     ] = 3,
     max_hands: Annotated[
-        int, typer.Option("--max-hands", help="Hand limit of a match (R-6.3).")
-    ] = 200,
+        int | None,
+        typer.Option(
+            "--max-hands",
+            help="Hand limit of a match (R-6.3; default 200); the same as --rules max_hands=N.",
+            show_default=False,
+        ),
+    ] = None,
+    rules: RulesOption = None,
     deals: Annotated[
         str,
         typer.Option(
@@ -83,18 +90,18 @@ def run(
     ca_file: CaFileOption = None,
 ) -> None:
     """Play every pair of BOTS on N deal seeds, each seed twice with the seats swapped."""
+    rule_set = rules_from_options(rules, {"max_hands": max_hands})
     if server:
         from arena.cli import remote
 
         remote.tournament_run(
             server, token, bots=list(bots or []), games=games, concurrency=concurrency,
             seed=seed, move_timeout_ms=move_timeout, time_bank_ms=time_bank, policy=policy,
-            max_faults=max_faults, max_hands=max_hands, deals=deals, as_json=as_json,
+            max_faults=max_faults, rules=rule_set, deals=deals, as_json=as_json,
             ca_file=ca_file,
         )  # fmt: skip
         return
     from arena.referee import FaultPolicy
-    from arena.rules.ruleset import RuleSet
     from arena.store import Store
     from arena.tournament import DealMode, TournamentSettings, create_tournament
     from arena.tournament.entrants import default_sample_bots
@@ -115,7 +122,7 @@ def run(
         move_timeout_ms=move_timeout,
         time_bank_ms=time_bank,
         policy=FaultPolicy(policy, max_faults),  # type: ignore[arg-type]
-        rules=RuleSet(max_hands=max_hands),
+        rules=rule_set,
         deals=DealMode(deals),
     )
     with Store.open(db) as store:

@@ -38,7 +38,7 @@ from arena.rules.outcome import HandResult, Outcome, Termination
 from arena.rules.ruleset import RuleSet
 from arena.rules.scoring import bag_penalty, hand_points
 
-ENGINE_VERSION = "1.0"
+ENGINE_VERSION = "1.1"
 """Changes whenever the same seed and actions could give a different match (record it)."""
 
 TRICKS_PER_HAND = 13
@@ -435,6 +435,7 @@ class Match:
             seats=seats,
             tricks=_trick_views(fd ^ 1, self._plays, self._winners),
             spades_broken=self._broken,
+            own_put_aside=cards_of(self._aside[seat]) if self._aside[seat] else (),
         )
 
     def copy(self) -> Match:

@@ -58,6 +58,7 @@ def view_of(decision: Decision, request: Any) -> View:
         tricks=obs.tricks,
         spades_broken=obs.spades_broken,
         clock=_clock(request.clock),
+        own_put_aside=obs.own_put_aside,
         **extra,
     )
 

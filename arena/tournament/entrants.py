@@ -7,6 +7,7 @@ arena. Every entrant is known by the directory its process is started from.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -55,10 +56,14 @@ def sample_bot_dirs() -> dict[str, Path]:
 
 
 def sample_bot_unavailable(path: Path) -> str | None:
-    """Why a sample bot cannot run on this machine (no ``node``, no ``npm ci``), or None."""
+    """Why a sample bot cannot run on this machine (no ``node``, no ``npm ci``, a compiled bot
+    not built), or None."""
     command = load_manifest(path).command
     program = command[0] if command else ""
-    if program and not program.startswith("{") and shutil.which(program) is None:
+    if "/" in program:  # a program of the bot's own, relative to its directory
+        if not os.access(path / program, os.X_OK):
+            return f"{program} is not built (run `make` in {path}, or `make cpp-bot`)"
+    elif program and not program.startswith("{") and shutil.which(program) is None:
         return f"{program!r} is not installed"
     if (path / "package.json").is_file() and not (path / "node_modules").is_dir():
         return f"its packages are not installed (run `npm ci` in {path})"

@@ -4,8 +4,8 @@ The engine computes what each view shows: the match is rebuilt decision by decis
 (``arena.referee.replay``) and every frame is read off the rebuilt state. The spectator view is
 the whole state (both hands, the card looked at and the one discarded, the cards put aside in an
 exchange, every bot's time and faults). A seat's view is built from ``Match.observation(seat)``
-alone, the information set of the rules (spades-rules.md, "What each player may know"), plus
-what that seat itself did (its own draw choices, the cards it put aside, its own times): of
+alone, the information set of the rules (spades-rules.md, "What each player may know": its
+cards put aside included), plus what that seat itself did (its draw choices, its times): of
 the opponent it shows only what is public, and the opponent's cards are never in the data sent
 to the browser, not merely hidden by it.
 
@@ -128,11 +128,7 @@ def _seat_public(obs: Observation, s: int) -> dict[str, Any]:
     }
 
 
-def _frame(
-    m: Match,
-    seat: int | None,
-    asides: list[list[int] | None],
-) -> dict[str, Any]:
+def _frame(m: Match, seat: int | None) -> dict[str, Any]:
     """The table now, for this view, from the engine's observations."""
     obs = [m.observation(0), m.observation(1)]
     ref = obs[0] if seat is None else obs[seat]
@@ -146,7 +142,7 @@ def _frame(
             pub["looking_at"] = (
                 m.stock[0] if m.decision is Decision.DRAW and m.to_act == s else None
             )
-            pub["aside"] = asides[s]
+            pub["aside"] = list(own.own_put_aside) if own.own_put_aside else None
         else:
             # The opponent: how many cards (public: one per draw turn, one less per card
             # played), never which; likewise the discards.
@@ -209,8 +205,7 @@ def build_frames(result: MatchResult, view: str) -> Frames:
     """Every frame of the match for ``view`` (``spectator``, ``seat0``, ``seat1``)."""
     seat = view_seat(view)
     m = Match(result.seed, result.rules)
-    asides: list[list[int] | None] = [None, None]
-    first = _frame(m, seat, asides)
+    first = _frame(m, seat)
     first["step"] = 0
     first["last"] = None
     frames = [first]
@@ -218,16 +213,10 @@ def build_frames(result: MatchResult, view: str) -> Frames:
         before = m.copy()
         hand_before = m.hand_number
         _step(m, i, d)  # ReplayError: the record does not replay
-        if d.decision is Decision.EXCHANGE and (seat is None or seat == d.seat):
-            asides[d.seat] = list(d.action)  # type: ignore[arg-type]
         after_hand = m.hand(d.seat) if d.decision is Decision.EXCHANGE else None
         last = _last(before, d, seat, after_hand)
         ended = d.decision is Decision.PLAY and (m.is_over or m.hand_number != hand_before)
-        if ended:
-            frame = _hand_end_frame(m, seat, frames[-1])
-            asides = [None, None]
-        else:
-            frame = _frame(m, seat, asides)
+        frame = _hand_end_frame(m, seat, frames[-1]) if ended else _frame(m, seat)
         frame["step"] = i + 1
         frame["last"] = last
         frames.append(frame)

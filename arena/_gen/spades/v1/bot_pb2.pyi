@@ -143,7 +143,7 @@ class Trick(_message.Message):
     def __init__(self, leader: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., winner: _Optional[int] = ...) -> None: ...
 
 class InformationSet(_message.Message):
-    __slots__ = ("seat", "rules", "hand_number", "first_drawer", "hand", "looking_at", "own_discards", "stock_size", "seats", "tricks", "spades_broken")
+    __slots__ = ("seat", "rules", "hand_number", "first_drawer", "hand", "looking_at", "own_discards", "stock_size", "seats", "tricks", "spades_broken", "own_put_aside")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -155,6 +155,7 @@ class InformationSet(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     TRICKS_FIELD_NUMBER: _ClassVar[int]
     SPADES_BROKEN_FIELD_NUMBER: _ClassVar[int]
+    OWN_PUT_ASIDE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     rules: RuleSet
     hand_number: int
@@ -166,7 +167,8 @@ class InformationSet(_message.Message):
     seats: _containers.RepeatedCompositeFieldContainer[SeatState]
     tricks: _containers.RepeatedCompositeFieldContainer[Trick]
     spades_broken: bool
-    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[RuleSet, _Mapping]] = ..., hand_number: _Optional[int] = ..., first_drawer: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., looking_at: _Optional[_Union[Card, _Mapping]] = ..., own_discards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., stock_size: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatState, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., spades_broken: _Optional[bool] = ...) -> None: ...
+    own_put_aside: _containers.RepeatedCompositeFieldContainer[Card]
+    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[RuleSet, _Mapping]] = ..., hand_number: _Optional[int] = ..., first_drawer: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., looking_at: _Optional[_Union[Card, _Mapping]] = ..., own_discards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., stock_size: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatState, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., spades_broken: _Optional[bool] = ..., own_put_aside: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
 
 class Clock(_message.Message):
     __slots__ = ("move_time_ms", "time_bank_ms")
