@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 NODE_BOT := sample_bots/node_random
 CPP_BOT := sample_bots/cpp_lowest
 
-.PHONY: setup demo web test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
+.PHONY: sandbox-tools setup demo web test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,13 @@ $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package.json $(NODE_BOT
 proto/node_modules/.package-lock.json: proto/package.json proto/package-lock.json
 	cd proto && npm ci --no-audit --no-fund --loglevel=error
 
-setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json proto/node_modules/.package-lock.json cpp-bot-if-possible
+# The bot sandbox needs bubblewrap: installed here on Debian/Ubuntu when missing and root.
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; } \
+	  || echo "note: bubblewrap (bwrap) is missing: bots will run without the sandbox (arena doctor)"
+
+setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json proto/node_modules/.package-lock.json sandbox-tools cpp-bot-if-possible
 
 # The C++ sample bot, built by its own Makefile (the arena never builds a bot). Needs g++, make,
 # pkg-config, libgrpc++-dev and protobuf-compiler-grpc; setup skips it, saying so, without them.

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bot_process import standalone_bot
 
 from arena.referee import Termination
 from arena.runtime import start_bot
@@ -149,8 +150,8 @@ def test_final_ratings_do_not_depend_on_concurrency(tmp_path: Path) -> None:
     assert results[0] == results[1]
 
 
-def test_a_bot_that_cannot_start_forfeits_its_matches(sqlite_url: str) -> None:
-    broken = str(TEST_BOTS / "runtime_exits_at_once")
+def test_a_bot_that_cannot_start_forfeits_its_matches(sqlite_url: str, tmp_path: Path) -> None:
+    broken = str(standalone_bot(TEST_BOTS / "runtime_exits_at_once", tmp_path))
     done = arena(
         "tournament", "run", str(SAMPLES / "random"), str(SAMPLES / "heuristic"), broken,
         "-n", "1", "--seed", "4", "--move-timeout", MOVE_MS, "--db", sqlite_url, "--json",
@@ -172,7 +173,7 @@ def test_a_bot_that_cannot_start_forfeits_its_matches(sqlite_url: str) -> None:
             assert m.hands_played == 0
             # It says which bot and why (the runtime's reason: it exited during start-up).
             assert "runtime_exits_at_once could not start" in m.detail
-            assert "exit" in m.detail
+            assert "exit code 3" in m.detail
         else:
             assert m.termination in (Termination.TARGET_REACHED, Termination.HAND_LIMIT)
 
@@ -193,10 +194,12 @@ def test_a_bot_that_cannot_start_is_named_with_why(sqlite_url: str) -> None:
     assert "no start" in fault_table
 
 
-def test_a_bot_that_keeps_crashing_is_restarted_a_few_times(sqlite_url: str) -> None:
+def test_a_bot_that_keeps_crashing_is_restarted_a_few_times(
+    sqlite_url: str, tmp_path: Path
+) -> None:
     from arena.tournament.workers import MAX_RESTARTS
 
-    bots = [str(TEST_BOTS / "hostile_crash"), str(SAMPLES / "random")]
+    bots = [str(standalone_bot(TEST_BOTS / "hostile_crash", tmp_path)), str(SAMPLES / "random")]
     _, (standings, matches) = _run(sqlite_url, bots, games=4, seed=5, concurrency=1)
     assert len(matches) == 8
     crashed = [m for m in matches if m.termination is Termination.FORFEIT_CRASH]

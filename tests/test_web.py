@@ -11,9 +11,11 @@ screenshots (the folder is printed; ``$ARENA_TEST_ARTIFACTS`` chooses it).
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -31,6 +33,7 @@ from arena.referee import FaultPolicy
 from arena.referee.record import DecisionRecord, MatchResult, Termination
 from arena.rules import ENGINE_VERSION, Decision, Match, RuleSet
 from arena.rules.cards import card_name
+from arena.sandbox import probe
 from arena.store import Store, TournamentStatus
 from arena.tournament import TournamentSettings, create_tournament, run_tournament
 from arena.web import WebServer
@@ -39,7 +42,10 @@ from arena.web.replay_view import build_frames
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_bots"
 HOSTILE = ROOT / "tests" / "bots" / "hostile_illegal"
+HOSTILE_CODE = ROOT / "tests" / "bots" / "hostile" / "bot.py"
 CHROMIUM = "/usr/bin/chromium"
+SANDBOX_ARGS = ("--sandbox", "on") if probe().sandbox else ("--insecure-no-sandbox",)
+"""As tests/test_service.py starts the server: sandboxed where it can be."""
 MAX_HANDS = 3
 
 
@@ -87,11 +93,19 @@ def _engine_match(seed: int, rules: RuleSet, rng_seed: int) -> MatchResult:
 def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
     folder = tmp_path_factory.mktemp("web")
     db = str(folder / "arena.db")
+    # The hostile bot as a self-contained folder (a tournament plays a copy of each bot's
+    # folder, and the test manifests share ../hostile/bot.py).
+    hostile = folder / "hostile_illegal"
+    hostile.mkdir()
+    shutil.copy(HOSTILE_CODE, hostile / "bot.py")
+    (hostile / "bot.toml").write_text(
+        (HOSTILE / "bot.toml").read_text().replace("../hostile/bot.py", "bot.py")
+    )
     store = Store.open(db)
     tid = create_tournament(
         store,
         TournamentSettings(
-            bots=[str(SAMPLES / "random"), str(SAMPLES / "heuristic"), str(HOSTILE)],
+            bots=[str(SAMPLES / "random"), str(SAMPLES / "heuristic"), str(hostile)],
             games=1,
             concurrency=2,
             seed=11,
@@ -291,7 +305,8 @@ def test_match_api_and_frames_follow_the_engine(arena: Arena, http: httpx.Client
         final = frames["frames"][-1]
         if summary.termination.is_forfeit:
             assert not final["over"]
-            assert summary.detail and summary.detail in http.get(f"/matches/{mid}").text
+            page = http.get(f"/matches/{mid}").text
+            assert summary.detail and html.escape(summary.detail) in page
         else:
             assert final["over"] and final["scored"]["scores"] == list(summary.scores)
             assert finished[-1]["result"]["scores"] == list(summary.scores)
@@ -421,7 +436,8 @@ def test_arena_web_command_serves_and_refuses_a_bad_address(arena: Arena) -> Non
 def test_arena_serve_web_serves_pages_beside_grpc(arena: Arena) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--web",
-         "127.0.0.1:0", "--db", arena.db, "--data-dir", str(Path(arena.db).parent / "data")],
+         "127.0.0.1:0", "--db", arena.db, "--data-dir", str(Path(arena.db).parent / "data"),
+         *SANDBOX_ARGS],
         stderr=subprocess.PIPE, text=True,
     )
     try:

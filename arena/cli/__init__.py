@@ -14,6 +14,7 @@ from arena.cli import bench
 from arena.cli import bot as bot_cli
 from arena.cli import db as db_cli
 from arena.cli import demo as demo_cli
+from arena.cli import doctor as doctor_cli
 from arena.cli import match as match_cli
 from arena.cli import ratings as ratings_cli
 from arena.cli import replay as replay_cli
@@ -39,6 +40,7 @@ app.add_typer(bot_cli.app, name="bot")
 app.add_typer(token_cli.app, name="token")
 app.add_typer(tournament_cli.app, name="tournament")
 app.command("demo")(demo_cli.demo)
+app.command("doctor")(doctor_cli.doctor)
 app.command("web")(web_cli.web)
 
 

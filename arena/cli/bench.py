@@ -101,6 +101,13 @@ def referee(
         False, "--compare", help="Also measure the raw transport in the same run; print the ratio."
     ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    sandbox: str | None = typer.Option(
+        None,
+        "--sandbox",
+        help="on or off: the bots in the sandbox or as plain processes (default: auto); "
+        "compare: both in one run, in turns, with the ratio and the start-up times.",
+        show_default=False,
+    ),
 ) -> None:
     """Bot decisions per second through the referee, K matches at once between two fast bots."""
     import json
@@ -109,6 +116,22 @@ def referee(
 
     if seconds is not None and matches is not None:
         raise typer.BadParameter("give --seconds or --matches, not both")
+    if sandbox == "compare":
+        from arena.bench import sandbox as bench_sandbox
+        from arena.cli.options import check_sandbox
+
+        check_sandbox("on")
+        if matches is not None or compare:
+            raise typer.BadParameter("--sandbox compare measures by time (--seconds) alone")
+        found = bench_sandbox.measure(concurrency=concurrency, seconds=seconds or 8.0)
+        typer.echo(json.dumps(found) if json_output else bench_sandbox.describe(found))
+        return
+    if sandbox is not None:
+        import os
+
+        from arena.cli.options import check_sandbox
+
+        os.environ["ARENA_SANDBOX"] = check_sandbox(sandbox)  # the bots this process starts
     if seconds is None and matches is None:
         seconds = 5.0
     result = measure(concurrency=concurrency, seconds=seconds, matches=matches, compare=compare)

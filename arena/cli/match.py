@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cli.options import DbOption
+from arena.cli.options import DbOption, SandboxOption, check_sandbox
 from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.errors import ArenaError
 from arena.referee import (
@@ -81,12 +81,16 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
     return BotSpec(ref, Path(version.source), version)
 
 
-def _start(spec: BotSpec, stack: ExitStack, startup_timeout: float | None) -> Any:
+def _start(
+    spec: BotSpec, stack: ExitStack, startup_timeout: float | None, sandbox: str | None
+) -> Any:
     from arena.runtime import load_manifest, start_bot
 
     assert spec.directory is not None
     manifest = load_manifest(spec.directory)
-    kwargs = {} if startup_timeout is None else {"startup_timeout": startup_timeout}
+    kwargs: dict[str, Any] = {"sandbox": sandbox}
+    if startup_timeout is not None:
+        kwargs["startup_timeout"] = startup_timeout
     return stack.enter_context(start_bot(manifest, **kwargs))
 
 
@@ -100,6 +104,7 @@ def play(
     db: str | None,
     record: bool,
     startup_timeout: float | None = None,
+    sandbox: str | None = None,
 ) -> tuple[MatchResult, Any]:
     """Resolve, start, play, stop, record; the result and the store's record (or None)."""
     from arena.tournament.workers import SeatBot
@@ -121,7 +126,8 @@ def play(
             for seat, spec in enumerate(specs):
                 try:
                     # Under the name the record shows (``name@version``).
-                    running.append(SeatBot(names[seat], _start(spec, bots, startup_timeout)))
+                    bot = _start(spec, bots, startup_timeout, sandbox)
+                    running.append(SeatBot(names[seat], bot))
                 except ArenaError as exc:
                     running.append(None)
                     failures.append(f"seat {seat} ({names[seat]}): did not start: {exc}")
@@ -204,10 +210,12 @@ def match(
     ] = True,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Play one match between BOT_A (seat 0) and BOT_B (seat 1) and print the result."""
     if policy not in ("forfeit", "substitute"):
         raise typer.BadParameter("use 'forfeit' or 'substitute'", param_hint="--policy")
+    mode = check_sandbox(sandbox)
     rule_set = rules_from_options(
         rules, {"target_score": target_score, "max_hands": max_hands}
     )
@@ -220,6 +228,7 @@ def match(
         db=db,
         record=record,
         startup_timeout=startup_timeout,
+        sandbox=mode,
     )
     if as_json:
         data = result_to_dict(result)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DbOption
+from arena.cli.options import DbOption, SandboxOption
 from arena.service.archive import ArchiveLimits
 
 MIB = 1024 * 1024
@@ -66,6 +66,15 @@ def serve(
             "recorded as aborted.",
         ),
     ] = 30.0,
+    sandbox: SandboxOption = None,
+    insecure_no_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--insecure-no-sandbox",
+            help="Run submitted bots even where the sandbox is off or unavailable: they then "
+            "have the server's rights (its database, its network).",
+        ),
+    ] = False,
     web: Annotated[
         str | None,
         typer.Option(
@@ -101,6 +110,8 @@ def serve(
                 max_unpacked_bytes=int(max_unpacked_mb * MIB),
             ),
             shutdown_grace_s=shutdown_grace,
+            sandbox=sandbox,
+            insecure_no_sandbox=insecure_no_sandbox,
             web_listen=web,
         )
     )

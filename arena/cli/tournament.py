@@ -10,7 +10,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+from arena.cli.options import (
+    CaFileOption,
+    DbOption,
+    SandboxOption,
+    ServerOption,
+    TokenOption,
+    check_sandbox,
+)
 from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.cli.tournament_format import report
 from arena.errors import ArenaError
@@ -88,10 +95,13 @@ def run(
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Play every pair of BOTS on N deal seeds, each seed twice with the seats swapped."""
     rule_set = rules_from_options(rules, {"max_hands": max_hands})
     if server:
+        if sandbox is not None:
+            raise ArenaError("--sandbox is the server's own choice (arena serve --sandbox)")
         from arena.cli import remote
 
         remote.tournament_run(
@@ -108,6 +118,7 @@ def run(
 
     if deals not in ("duplicate", "independent"):
         raise ArenaError(f"--deals must be duplicate or independent, got {deals!r}")
+    mode = check_sandbox(sandbox)
     specs = list(bots or [])
     if not specs:
         dirs, skipped = default_sample_bots()
@@ -127,7 +138,7 @@ def run(
     )
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
-        play(store, tid, None, as_json)
+        play(store, tid, None, as_json, mode)
 
 
 @app.command()
@@ -136,12 +147,14 @@ def resume(
     concurrency: ConcurrencyOption = None,
     as_json: JsonOption = False,
     db: DbOption = None,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games."""
     from arena.store import Store
 
+    mode = check_sandbox(sandbox)
     with Store.open(db) as store:
-        play(store, tournament_id, concurrency, as_json)
+        play(store, tournament_id, concurrency, as_json, mode)
 
 
 @app.command()
@@ -203,7 +216,13 @@ def list_(
     Console(highlight=False).print(table)
 
 
-def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool) -> None:
+def play(
+    store: Any,
+    tournament_id: int,
+    concurrency: int | None,
+    as_json: bool,
+    sandbox: str | None = None,
+) -> None:
     """Run the tournament's pending games with progress on a terminal, then print the report."""
     from arena.tournament import TerminalReporter, run_tournament, tournament_standings
     from arena.tournament.progress import LineReporter
@@ -219,7 +238,9 @@ def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool)
             file=sys.stderr,
         )
     try:
-        run_tournament(store, tournament_id, concurrency=concurrency, reporter=reporter)
+        run_tournament(
+            store, tournament_id, concurrency=concurrency, reporter=reporter, sandbox=sandbox
+        )
     except KeyboardInterrupt:
         info = store.get_tournament(tournament_id)
         print(

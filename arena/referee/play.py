@@ -182,6 +182,10 @@ class _Seat:
         )
 
     def exited(self) -> str:
+        # The runtime says how a bot ended when it knows more than the code (a memory kill).
+        description = getattr(self.bot, "exit_description", None)
+        if isinstance(description, str):
+            return f"its process has exited ({description})"
         returncode = getattr(self.bot, "returncode", None)
         return "its process has exited" + (
             f" ({_exit_text(returncode)})" if isinstance(returncode, int) else ""

@@ -51,6 +51,33 @@ class ServerConfig:
     """How long running matches may take to finish on shutdown before they are aborted."""
     web_listen: str | None = None
     """Also serve the web arena (arena.web) over the same store on this HOST:PORT."""
+    sandbox: str | None = None
+    """auto, on or off (``arena.sandbox``); default ``$ARENA_SANDBOX``, else auto."""
+    insecure_no_sandbox: bool = False
+    """Run submitted bots even without the sandbox (a server refuses to, otherwise)."""
+
+
+def sandbox_decision(config: ServerConfig) -> tuple[str, str]:
+    """The mode the server's bots run in, and the line that says so at start-up. A server runs
+    strangers' code: without the sandbox it refuses to start unless told it is insecure."""
+    from arena.sandbox import SandboxMode, probe, resolve_mode
+
+    mode = SandboxMode.parse(config.sandbox)
+    if mode is not SandboxMode.OFF and probe().sandbox:
+        return SandboxMode.ON.value, "bots run in the sandbox (`arena doctor` for its limits)"
+    why = "--sandbox off" if mode is SandboxMode.OFF else probe().bwrap_error
+    if mode is SandboxMode.ON:
+        resolve_mode(mode)  # raises, saying why
+    if not config.insecure_no_sandbox:
+        raise ArenaError(
+            f"arena serve runs submitted bots, and will not without the sandbox ({why}); "
+            "install bubblewrap (`arena doctor`), or pass --insecure-no-sandbox to run them "
+            "as plain processes with the server's rights"
+        )
+    return SandboxMode.OFF.value, (
+        f"WARNING: bots run WITHOUT the sandbox ({why}; --insecure-no-sandbox): a submitted "
+        "bot can read the database and reach the network"
+    )
 
 
 class ArenaServer:
@@ -60,11 +87,12 @@ class ArenaServer:
         self.config = config
         if (config.tls_cert is None) != (config.tls_key is None):
             raise ArenaError("TLS needs both --tls-cert and --tls-key")
+        self.sandbox, self.sandbox_note = sandbox_decision(config)
         self.store = Store.open(config.db)
         try:
             data_dir = config.data_dir or default_data_dir(config.db)
             self.submissions = BotSubmissions(self.store, data_dir, config.limits)
-            self.tournaments = TournamentManager(self.store)
+            self.tournaments = TournamentManager(self.store, sandbox=self.sandbox)
             self._server = grpc.server(
                 futures.ThreadPoolExecutor(
                     max_workers=config.max_workers, thread_name_prefix="arena-rpc"
@@ -185,6 +213,7 @@ def serve(config: ServerConfig) -> None:
         )
         if server.web is not None:
             print(f"arena: web arena on {server.web.url}", file=sys.stderr, flush=True)
+        print(f"arena: {server.sandbox_note}", file=sys.stderr, flush=True)
         while not stop.wait(0.5):
             pass
         print("arena: shutting down: finishing running matches", file=sys.stderr, flush=True)

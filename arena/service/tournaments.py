@@ -96,8 +96,11 @@ class _WatchReporter:
 
 
 class TournamentManager:
-    def __init__(self, store: Store, *, max_concurrency: int = 8) -> None:
+    def __init__(
+        self, store: Store, *, max_concurrency: int = 8, sandbox: str | None = None
+    ) -> None:
         self._store = store
+        self._sandbox = sandbox
         self._max_concurrency = max_concurrency
         self._lock = threading.Lock()
         self._running: dict[int, _Running] = {}
@@ -161,6 +164,7 @@ class TournamentManager:
                 stop=running.stop_starting,
                 abort=running.abort,
                 record_aborted=True,
+                sandbox=self._sandbox,
             )
         except Exception:
             log.exception("tournament %s failed", running.tournament_id)

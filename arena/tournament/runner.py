@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -54,6 +55,8 @@ DEFAULT_GAMES = 10
 DEFAULT_CONCURRENCY = 2
 DEFAULT_MOVE_TIMEOUT_MS = 1000
 CONFIG_FORMAT = 1
+_START_POLL_S = 0.05
+"""How often the runner looks again for a game whose bots have become ready."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,7 @@ def run_tournament(
     abort: threading.Event | None = None,
     start_bot: Callable[..., Any] | None = None,
     record_aborted: bool = False,
+    sandbox: str | None = None,
 ) -> Standings:
     """Play every pending game of the tournament, K at a time; return its standings.
 
@@ -199,7 +203,8 @@ def run_tournament(
     matches in play. Either way the games not played stay pending, for a later resume.
     Ctrl-C in the main thread does both. ``record_aborted`` keeps the matches cut short by
     ``abort`` as ABORTED records (unrated; the game stays pending), as a shutting-down server
-    does.
+    does. ``sandbox`` (auto, on, off; default ``$ARENA_SANDBOX`` or auto) is how the bots run
+    (``arena.sandbox``).
     """
     reporter = reporter or QuietReporter()
     info, config = load_config(store, tournament_id)
@@ -210,7 +215,10 @@ def run_tournament(
     with store.tournament_player_lock(tournament_id):
         pending = store.pending_games(tournament_id)
         if pending:
-            _play(store, info, config, pending, k, reporter, stop, abort, start_bot, record_aborted)
+            _play(
+                store, info, config, pending, k, reporter, stop, abort, start_bot,
+                record_aborted, sandbox,
+            )  # fmt: skip
     return tournament_standings(store, tournament_id)[2]
 
 
@@ -225,6 +233,7 @@ def _play(
     abort: threading.Event | None,
     start_bot: Callable[..., Any] | None,
     record_aborted: bool = False,
+    sandbox: str | None = None,
 ) -> None:
     stop = stop or threading.Event()
     abort = abort or threading.Event()
@@ -234,7 +243,10 @@ def _play(
         check_unchanged(config.entrants[i])
     attempts = _aborted_attempts(store, info.id)
 
-    pool = BotPool(config.entrants, bot_seed=config.bot_seed, start_bot=start_bot)
+    pool = BotPool(
+        config.entrants, bot_seed=config.bot_seed, start_bot=start_bot, sandbox=sandbox,
+        cancel=abort,
+    )  # fmt: skip
 
     def play(game: TournamentGameInfo) -> MatchResult | None:
         if stop.is_set() or abort.is_set():
@@ -243,34 +255,46 @@ def _play(
         mid = match_id(info.id, game.ordinal, attempts.get(game.id, 0))
         return _play_game(pool, config, seats, game.seed, mid, abort)
 
+    def playable(game: TournamentGameInfo) -> bool:
+        return all(pool.ready(index_of[v]) for v in game.seat_versions)
+
+    def report_failures() -> None:
+        for i, reason in [*pool.failed_to_start(), *pool.given_up()]:
+            reporter.bot_failed(config.entrants[i].name, reason)
+
     ex = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="match")
     try:
-        for i, reason in pool.start(needed, ex).items():
-            reporter.bot_failed(config.entrants[i].name, reason)
+        pool.start(needed)
         reporter.start(info.id, config.names, info.games_total - len(pending), info.games_total)
-        queue = iter(pending)
+        # Games wait here, in schedule order, and go to the match threads as slots free up:
+        # first those whose bots are ready, so that a bot slow to start (or that never serves)
+        # holds up only its own games. A stop leaves nothing queued behind it.
+        waiting = list(pending)
         running: dict[Future[MatchResult | None], TournamentGameInfo] = {}
-        # Only as many games are submitted as run at once: the rest wait here, in schedule
-        # order, so a stop leaves nothing queued behind it.
-        for game in queue:
-            running[ex.submit(play, game)] = game
-            if len(running) >= concurrency:
-                break
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
+        while waiting or running:
+            report_failures()
+            while waiting and len(running) < concurrency and not (stop.is_set() or abort.is_set()):
+                game = next((g for g in waiting if playable(g)), None)
+                if game is None:
+                    break
+                waiting.remove(game)
+                running[ex.submit(play, game)] = game
+            if stop.is_set() or abort.is_set():
+                waiting.clear()
+            if not running:
+                if waiting:
+                    time.sleep(_START_POLL_S)  # every game waits for a bot still starting
+                continue
+            done, _ = wait(running, timeout=_START_POLL_S, return_when=FIRST_COMPLETED)
             for fut in done:
                 game = running.pop(fut)
                 result = fut.result()
-                for i, reason in pool.given_up():
-                    reporter.bot_failed(config.entrants[i].name, reason)
+                report_failures()
                 if result is not None:
                     _record(store, game, result, index_of, reporter, abort, record_aborted)
-                if not (stop.is_set() or abort.is_set()):
-                    nxt = next(queue, None)
-                    if nxt is not None:
-                        running[ex.submit(play, nxt)] = nxt
     except BaseException:
-        # Ctrl-C or a store error: end the matches in play; their games stay pending.
+        # Ctrl-C or a store error: end the matches in play (and the bots still starting);
+        # their games stay pending.
         stop.set()
         abort.set()
         raise
