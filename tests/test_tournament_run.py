@@ -138,7 +138,9 @@ def test_each_bot_is_started_once_and_matches_run_at_once(sqlite_url: str) -> No
 
 @pytest.mark.slow
 def test_final_ratings_do_not_depend_on_concurrency(tmp_path: Path) -> None:
-    """K = 1 and K = 3 finish matches in different orders; the standings are the same."""
+    """K = 1 and K = 3 finish matches in different orders; the standings are the same, and so
+    are the arena's global ratings (applied by tournament, then schedule position), which
+    ``--recompute`` gives again."""
     results = []
     for k in (1, 3):
         url = f"sqlite:///{tmp_path / f'k{k}.db'}"
@@ -146,7 +148,11 @@ def test_final_ratings_do_not_depend_on_concurrency(tmp_path: Path) -> None:
         outcomes = sorted(
             (m.match_id, m.winner, m.scores, m.hands_played, m.decision_count) for m in matches
         )
-        results.append((standings.leaderboard, standings.head_to_head, outcomes))
+        with Store.open(url) as store:
+            board = [r.to_json() for r in store.leaderboard()]
+            store.recompute_ratings()
+            assert [r.to_json() for r in store.leaderboard()] == board
+        results.append((standings.leaderboard, standings.head_to_head, outcomes, board))
     assert results[0] == results[1]
 
 

@@ -656,7 +656,7 @@ def test_browser_tournament_page_updates_live(
     assert page.locator("#standings tbody tr").count() == 2
 
 
-def test_migration_0002_indexes_matches_by_bot_and_tournament(tmp_path: Path) -> None:
+def test_migration_0003_indexes_matches_by_bot_and_tournament(tmp_path: Path) -> None:
     """An 0001 database upgrades to the web's indexes, and the models say the same."""
     from alembic import command
     from alembic.autogenerate import compare_metadata

@@ -79,14 +79,17 @@ def protocol(
 def transport(
     concurrency: int = typer.Option(1, "--concurrency", "-k", help="Concurrent callers."),
     seconds: float = typer.Option(5.0, "--seconds", help="Time to measure."),
+    session: bool = typer.Option(
+        False, "--session", help="Messages on PlaySession streams instead of unary calls."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Raw gRPC unary calls per second to two bot processes (the referee's baseline)."""
+    """Raw gRPC calls per second to two bot processes (the referee's baseline)."""
     import json
 
     from arena.bench.transport import describe, measure
 
-    result = measure(concurrency=concurrency, seconds=seconds)
+    result = measure(concurrency=concurrency, seconds=seconds, session=session)
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
@@ -99,6 +102,9 @@ def referee(
     matches: int | None = typer.Option(None, "--matches", help="Play this many matches."),
     compare: bool = typer.Option(
         False, "--compare", help="Also measure the raw transport in the same run; print the ratio."
+    ),
+    unary: bool = typer.Option(
+        False, "--unary", help="Play over the unary RPCs even though the bots serve PlaySession."
     ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
     sandbox: str | None = typer.Option(
@@ -134,7 +140,13 @@ def referee(
         os.environ["ARENA_SANDBOX"] = check_sandbox(sandbox)  # the bots this process starts
     if seconds is None and matches is None:
         seconds = 5.0
-    result = measure(concurrency=concurrency, seconds=seconds, matches=matches, compare=compare)
+    result = measure(
+        concurrency=concurrency,
+        seconds=seconds,
+        matches=matches,
+        compare=compare,
+        sessions=not unary,
+    )
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
@@ -201,4 +213,76 @@ def web(
         result["pages"] = measure_pages(bots=bots, matches=matches, requests=requests, db=db)
     if not skip_live:
         result["live"] = measure_live(viewers=viewers, rounds=rounds, games=games)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
+@app.command("ladder")
+def ladder(
+    bots: int = typer.Option(8, "--bots", help="Synthetic bots of known strength."),
+    spacing: float = typer.Option(2.5, "--spacing", help="True skill between neighbours (mu)."),
+    runs: int = typer.Option(20, "--runs", help="Seeded runs of each policy."),
+    max_pairs: int = typer.Option(400, "--max-pairs", help="Pairs per run."),
+    seed: int = typer.Option(1, "--seed", help="First seed."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The ladder's matchmaking against uniform random pairing, on synthetic bots: duplicate
+    pairs until the leaderboard's order is the true order for good; a newcomer's placement."""
+    import json
+    import random
+    import statistics
+
+    from arena.ladder import simulation
+
+    c = simulation.compare(bots=bots, spacing=spacing, runs=runs, max_pairs=max_pairs, seed=seed)
+    placements = [
+        simulation.placement(
+            simulation.true_skills(bots, spacing, random.Random(seed + r)),
+            settle_pairs=15 * bots, sigma_target=2.0, max_pairs=max_pairs, seed=seed + r,
+        )
+        for r in range(runs)
+    ]
+    placed = [p for p in placements if p is not None]
+    result = {
+        "bots": bots, "spacing": spacing, "runs": runs, "max_pairs": max_pairs,
+        "matchmaking_pairs_to_order_median": c.matchmaking_median,
+        "uniform_pairs_to_order_median": c.uniform_median,
+        "matchmaking_never_ordered": sum(v is None for v in c.matchmaking),
+        "uniform_never_ordered": sum(v is None for v in c.uniform),
+        "newcomer_pairs_to_sigma_2_median": statistics.median(placed) if placed else None,
+        "newcomer_pairs_to_sigma_2_max": max(placed) if placed else None,
+        "newcomer_never_placed": len(placements) - len(placed),
+    }
+    if json_output:
+        typer.echo(json.dumps(result))
+        return
+    typer.echo(
+        f"{bots} synthetic bots, {spacing:g} mu apart, {runs} seeded runs of {max_pairs} pairs\n"
+        f"pairs until the leaderboard order is the true order for good (median; a run that "
+        f"never gets there counts as {max_pairs + 1}):\n"
+        f"  matchmaking  {c.matchmaking_median:g}  (never: {result['matchmaking_never_ordered']})\n"
+        f"  uniform      {c.uniform_median:g}  (never: {result['uniform_never_ordered']})\n"
+        f"a newcomer's pairs until its sigma < 2.0: median "
+        f"{result['newcomer_pairs_to_sigma_2_median']}, "
+        f"max {result['newcomer_pairs_to_sigma_2_max']}"
+    )
+@app.command("versus")
+def versus(
+    other: str = typer.Argument(..., help="Another checkout of the arena, with its own .venv."),
+    rounds: int = typer.Option(2, "--rounds", help="Turns of each checkout per probe."),
+    concurrency: list[int] = typer.Option(  # noqa: B008 - typer's declaration style
+        [1, 4], "--concurrency", "-k", help="Matches at once; repeat for several."
+    ),
+    games: int = typer.Option(3, "--games", "-n", help="Deal seeds of the tournament probe."),
+    seconds: float = typer.Option(6.0, "--seconds", help="Time of each referee/engine probe."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """This checkout against another (say, the commit before a change), in alternating turns."""
+    import json
+    from pathlib import Path
+
+    from arena.bench.versus import describe, measure
+
+    result = measure(
+        Path(other), rounds=rounds, concurrency=tuple(concurrency), games=games, seconds=seconds
+    )
     typer.echo(json.dumps(result) if json_output else describe(result))

@@ -19,7 +19,7 @@ from arena.cli.options import (
     check_sandbox,
 )
 from arena.cli.rules_option import RulesOption, rules_from_options
-from arena.cli.tournament_format import report
+from arena.cli.tournament_format import report, to_json
 from arena.errors import ArenaError
 
 app = typer.Typer(
@@ -151,9 +151,14 @@ def resume(
 ) -> None:
     """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games."""
     from arena.store import Store
+    from arena.tournament import load_config
 
     mode = check_sandbox(sandbox)
     with Store.open(db) as store:
+        if load_config(store, tournament_id)[1].compare is not None:
+            from arena.cli import compare
+
+            compare.play(store, tournament_id, concurrency, as_json, mode)  # exits with its verdict
         play(store, tournament_id, concurrency, as_json, mode)
 
 
@@ -169,7 +174,26 @@ def show(
 
     with Store.open(db) as store:
         info, config, standings = tournament_standings(store, tournament_id)
+        state = None
+        if config.compare is not None:
+            from arena.tournament.runner import comparison_state
+
+            state = comparison_state(store, tournament_id)
+    if state is None:
+        report(info, config, standings, as_json)
+        return
+    # A comparison: the usual report, and the test's figures (as `arena compare` ends with).
+    from arena.cli.compare import state_line, verdict
+
+    names = (config.entrants[0].name, config.entrants[1].name)
+    message, code = verdict(state, names)
+    if as_json:
+        out = to_json(info, config, standings)
+        out["compare"] = {**state.to_dict(), "verdict": message, "exit_code": code}
+        typer.echo(json.dumps(out, indent=2))
+        return
     report(info, config, standings, as_json)
+    typer.echo(f"\nComparison: {state_line(state)}\n{message}")
 
 
 @app.command("list")

@@ -38,8 +38,19 @@ def _varint(n: int) -> bytes:
 _SMALL = tuple(_varint(n) for n in range(512))
 
 
+_LARGE: dict[int, bytes] = {}
+"""Varints of other values seen (scores above 511 or below 0), kept up to a bound."""
+
+
 def _v(n: int) -> bytes:
-    return _SMALL[n] if 0 <= n < 512 else _varint(n)
+    if 0 <= n < 512:
+        return _SMALL[n]
+    out = _LARGE.get(n)
+    if out is None:
+        out = _varint(n)
+        if len(_LARGE) < 8192:
+            _LARGE[n] = out
+    return out
 
 
 def _len_field(tag: int, body: bytes) -> bytes:

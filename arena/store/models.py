@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -153,7 +154,7 @@ class Match(Base):
 
     __tablename__ = "matches"
     __table_args__ = (
-        # Matches of a bot, or of a tournament, in recorded order (migration 0002).
+        # Matches of a bot, or of a tournament, in recorded order (migration 0003).
         Index("ix_matches_seat0_version_id_id", "seat0_version_id", "id"),
         Index("ix_matches_seat1_version_id_id", "seat1_version_id", "id"),
         Index("ix_matches_tournament_id_id", "tournament_id", "id"),
@@ -192,6 +193,12 @@ class Match(Base):
     """The scheduled game this match was played for (an aborted attempt keeps it too)."""
     pair_id: Mapped[int | None] = mapped_column(index=True)
     """The duplicate pair within its tournament (both seatings of one deal seed)."""
+    rating_order: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    """Where the match stands in the order ratings are applied in (``rating_order.py``): by
+    tournament, then schedule position; never by which match happened to finish first."""
+    rating_applied: Mapped[bool] = mapped_column(default=False, server_default=false())
+    """True once the match's update is in the ratings table (a tournament's later results wait
+    for its earlier games: ``rating_order.py``)."""
 
 
 class Setting(Base):

@@ -116,11 +116,15 @@ def resolve_entrant(store: Store, spec: str, *, names_only: bool = False) -> Ent
 
 
 def resolve_entrants(
-    store: Store, specs: Sequence[str], *, names_only: bool = False
+    store: Store, specs: Sequence[str], *, names_only: bool = False, allow_twice: bool = False
 ) -> list[Entrant]:
+    """The entrants, each bot once; ``allow_twice`` for a comparison, where A against A (or two
+    versions of one bot) is the very question."""
     entrants = [resolve_entrant(store, spec, names_only=names_only) for spec in specs]
     seen: dict[str, str] = {}
     for spec, e in zip(specs, entrants, strict=True):
+        if allow_twice:
+            break
         if e.name in seen:
             raise ArenaError(
                 f"bot {e.name} is named twice ({seen[e.name]!r} and {spec!r}); "

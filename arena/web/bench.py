@@ -135,6 +135,9 @@ def generate(path: str, bots: int, matches: int, seed: int = 1) -> dict[str, Any
                 "pair_id": None,
             }
         )
+        if hasattr(MatchRow, "rating_order"):
+            # Applied in recorded order, as an arena that rates matches one by one orders them.
+            batch[-1].update(rating_order=n, rating_applied=True)
         if len(batch) == 5000 or n == matches:
             with engine.begin() as conn:
                 conn.execute(MatchRow.__table__.insert(), batch)

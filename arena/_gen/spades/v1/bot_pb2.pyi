@@ -341,3 +341,57 @@ class EndMatchRequest(_message.Message):
 class EndMatchResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class PlaySessionRequest(_message.Message):
+    __slots__ = ("seq", "start_match", "decide_double_nil", "draw", "exchange", "bid", "play", "end_hand", "end_match")
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    START_MATCH_FIELD_NUMBER: _ClassVar[int]
+    DECIDE_DOUBLE_NIL_FIELD_NUMBER: _ClassVar[int]
+    DRAW_FIELD_NUMBER: _ClassVar[int]
+    EXCHANGE_FIELD_NUMBER: _ClassVar[int]
+    BID_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    END_HAND_FIELD_NUMBER: _ClassVar[int]
+    END_MATCH_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    start_match: StartMatchRequest
+    decide_double_nil: DecideDoubleNilRequest
+    draw: DrawRequest
+    exchange: ExchangeRequest
+    bid: BidRequest
+    play: PlayRequest
+    end_hand: EndHandRequest
+    end_match: EndMatchRequest
+    def __init__(self, seq: _Optional[int] = ..., start_match: _Optional[_Union[StartMatchRequest, _Mapping]] = ..., decide_double_nil: _Optional[_Union[DecideDoubleNilRequest, _Mapping]] = ..., draw: _Optional[_Union[DrawRequest, _Mapping]] = ..., exchange: _Optional[_Union[ExchangeRequest, _Mapping]] = ..., bid: _Optional[_Union[BidRequest, _Mapping]] = ..., play: _Optional[_Union[PlayRequest, _Mapping]] = ..., end_hand: _Optional[_Union[EndHandRequest, _Mapping]] = ..., end_match: _Optional[_Union[EndMatchRequest, _Mapping]] = ...) -> None: ...
+
+class PlaySessionResponse(_message.Message):
+    __slots__ = ("seq", "start_match", "decide_double_nil", "draw", "exchange", "bid", "play", "end_hand", "end_match", "error")
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    START_MATCH_FIELD_NUMBER: _ClassVar[int]
+    DECIDE_DOUBLE_NIL_FIELD_NUMBER: _ClassVar[int]
+    DRAW_FIELD_NUMBER: _ClassVar[int]
+    EXCHANGE_FIELD_NUMBER: _ClassVar[int]
+    BID_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    END_HAND_FIELD_NUMBER: _ClassVar[int]
+    END_MATCH_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    start_match: StartMatchResponse
+    decide_double_nil: DecideDoubleNilResponse
+    draw: DrawResponse
+    exchange: ExchangeResponse
+    bid: BidResponse
+    play: PlayResponse
+    end_hand: EndHandResponse
+    end_match: EndMatchResponse
+    error: SessionError
+    def __init__(self, seq: _Optional[int] = ..., start_match: _Optional[_Union[StartMatchResponse, _Mapping]] = ..., decide_double_nil: _Optional[_Union[DecideDoubleNilResponse, _Mapping]] = ..., draw: _Optional[_Union[DrawResponse, _Mapping]] = ..., exchange: _Optional[_Union[ExchangeResponse, _Mapping]] = ..., bid: _Optional[_Union[BidResponse, _Mapping]] = ..., play: _Optional[_Union[PlayResponse, _Mapping]] = ..., end_hand: _Optional[_Union[EndHandResponse, _Mapping]] = ..., end_match: _Optional[_Union[EndMatchResponse, _Mapping]] = ..., error: _Optional[_Union[SessionError, _Mapping]] = ...) -> None: ...
+
+class SessionError(_message.Message):
+    __slots__ = ("code", "message")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...

@@ -1,7 +1,7 @@
 """web indexes: matches by bot and by tournament, in recorded order
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0003
+Revises: 0002
 Create Date: 2026-12-01 09:45:00
 
 The web arena asks for a bot's newest matches (``WHERE seat0_version_id = ? … ORDER BY id DESC
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
