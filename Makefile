@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 NODE_BOT := sample_bots/node_random
 CPP_BOT := sample_bots/cpp_lowest
 
-.PHONY: sandbox-tools setup demo test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
+.PHONY: sandbox-tools setup demo web test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,8 +40,14 @@ cpp-bot-if-possible:
 	  echo "setup: C++ sample bot not built (needs g++ pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc)"; \
 	fi
 
+WEB_LISTEN ?= 127.0.0.1:8080
+
 demo: setup
 	$(VENV)/bin/arena demo
+	@echo "Watch it in a browser: make web, then open http://$(WEB_LISTEN)/"
+
+web: setup
+	$(VENV)/bin/arena web --listen $(WEB_LISTEN)
 
 test: setup
 	$(PY) -m pytest

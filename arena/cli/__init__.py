@@ -23,6 +23,7 @@ from arena.cli import replay as replay_cli
 from arena.cli import serve as serve_cli
 from arena.cli import token as token_cli
 from arena.cli import tournament as tournament_cli
+from arena.cli import web as web_cli
 
 app = typer.Typer(
     name="arena",
@@ -44,6 +45,7 @@ app.add_typer(tournament_cli.app, name="tournament")
 app.add_typer(ladder_cli.app, name="ladder")
 app.command("demo")(demo_cli.demo)
 app.command("doctor")(doctor_cli.doctor)
+app.command("web")(web_cli.web)
 
 
 def main() -> None:

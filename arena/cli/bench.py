@@ -253,6 +253,37 @@ def tournament(
     typer.echo(json.dumps(result) if json_output else text(result))
 
 
+@app.command("web")
+def web(
+    bots: int = typer.Option(1000, "--bots", help="Bots in the generated database."),
+    matches: int = typer.Option(100_000, "--matches", help="Matches in the generated database."),
+    requests: int = typer.Option(100, "--requests", help="Timed requests per page."),
+    viewers: int = typer.Option(100, "--viewers", help="Live viewers of the tournament."),
+    rounds: int = typer.Option(
+        3, "--rounds", help="Live: tournaments with and without viewers (each)."
+    ),
+    games: int = typer.Option(4, "--games", help="Live: deal seeds of each tournament."),
+    skip_pages: bool = typer.Option(False, "--skip-pages", help="Only the live part."),
+    skip_live: bool = typer.Option(False, "--skip-live", help="Only the pages."),
+    db: str | None = typer.Option(
+        None, "--db", help="Keep the generated SQLite file here (reused if it exists)."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The web arena: page and API server time on a generated database, and live viewers'
+    cost to a running tournament."""
+    import json
+
+    from arena.web.bench import describe, measure_live, measure_pages
+
+    result = {}
+    if not skip_pages:
+        result["pages"] = measure_pages(bots=bots, matches=matches, requests=requests, db=db)
+    if not skip_live:
+        result["live"] = measure_live(viewers=viewers, rounds=rounds, games=games)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
 @app.command("ladder")
 def ladder(
     bots: int = typer.Option(8, "--bots", help="Synthetic bots of known strength."),

@@ -87,6 +87,15 @@ def serve(
     ray_worker_cpus: Annotated[
         float, typer.Option("--ray-worker-cpus", help="With --ray: CPUs of a node per worker.")
     ] = 2.0,
+    web: Annotated[
+        str | None,
+        typer.Option(
+            "--web",
+            help="Also serve the web arena (pages and JSON API) on this HOST:PORT, "
+            "e.g. 127.0.0.1:8080.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Serve the arena over gRPC: submit bots, run and watch tournaments, read the leaderboard.
 
@@ -119,5 +128,6 @@ def serve(
             insecure_no_sandbox=insecure_no_sandbox,
             ray=ray,
             ray_worker_cpus=ray_worker_cpus,
+            web_listen=web,
         )
     )

@@ -49,6 +49,8 @@ class ServerConfig:
     max_workers: int = 32
     shutdown_grace_s: float = 30.0
     """How long running matches may take to finish on shutdown before they are aborted."""
+    web_listen: str | None = None
+    """Also serve the web arena (arena.web) over the same store on this HOST:PORT."""
     sandbox: str | None = None
     """auto, on or off (``arena.sandbox``); default ``$ARENA_SANDBOX``, else auto."""
     insecure_no_sandbox: bool = False
@@ -128,6 +130,11 @@ class ArenaServer:
                 (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self._server
             )
             self.port = self._bind(config)
+            self.web = None
+            if config.web_listen is not None:
+                from arena.web import WebServer
+
+                self.web = WebServer(self.store, config.web_listen)
         except BaseException:
             self.store.close()
             raise
@@ -168,6 +175,8 @@ class ArenaServer:
 
     def start(self) -> None:
         self._server.start()
+        if self.web is not None:
+            self.web.start()
         for name in ("", SERVICE_NAME):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -180,6 +189,8 @@ class ArenaServer:
         done = self._server.stop(grace=self.config.shutdown_grace_s + 10)
         self.tournaments.shutdown(grace_s=self.config.shutdown_grace_s)
         done.wait()
+        if self.web is not None:
+            self.web.stop()
         self.store.close()
 
     def wait(self) -> None:
@@ -210,6 +221,8 @@ def serve(config: ServerConfig) -> None:
             file=sys.stderr,
             flush=True,
         )
+        if server.web is not None:
+            print(f"arena: web arena on {server.web.url}", file=sys.stderr, flush=True)
         print(f"arena: {server.sandbox_note}", file=sys.stderr, flush=True)
         while not stop.wait(0.5):
             pass

@@ -15,6 +15,7 @@ from sqlalchemy import (
     DateTime,
     Double,
     ForeignKey,
+    Index,
     LargeBinary,
     MetaData,
     String,
@@ -152,13 +153,19 @@ class Match(Base):
     """A played match. ``id`` is the recorded sequence: ratings are applied in its order."""
 
     __tablename__ = "matches"
+    __table_args__ = (
+        # Matches of a bot, or of a tournament, in recorded order (migration 0003).
+        Index("ix_matches_seat0_version_id_id", "seat0_version_id", "id"),
+        Index("ix_matches_seat1_version_id_id", "seat1_version_id", "id"),
+        Index("ix_matches_tournament_id_id", "tournament_id", "id"),
+    )
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
     match_id: Mapped[str] = mapped_column(String(64), unique=True)
     seed: Mapped[int] = mapped_column(BigInteger)
     rules: Mapped[dict[str, Any]]
     engine_version: Mapped[str] = mapped_column(String(50))
-    seat0_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
-    seat1_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    seat0_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    seat1_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
     winner: Mapped[int | None]
     score0: Mapped[int]
     score1: Mapped[int]
@@ -179,7 +186,7 @@ class Match(Base):
     started_at: Mapped[datetime]
     finished_at: Mapped[datetime]
     recorded_at: Mapped[datetime] = mapped_column(default=utcnow)
-    tournament_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"), index=True)
+    tournament_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"))
     tournament_game_id: Mapped[int | None] = mapped_column(
         ForeignKey("tournament_games.id"), index=True
     )

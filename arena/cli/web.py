@@ -1,0 +1,41 @@
+"""``arena web``: the web arena (leaderboard, bots, live tournaments, replays) over a database."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from arena.cli.options import DbOption
+
+DEFAULT_WEB_LISTEN = "127.0.0.1:8080"
+
+
+def web(
+    listen: Annotated[
+        str,
+        typer.Option(
+            "--listen",
+            help="Address to serve HTTP on, HOST:PORT (port 0 picks a free one).",
+        ),
+    ] = DEFAULT_WEB_LISTEN,
+    db: DbOption = None,
+) -> None:
+    """Serve the web arena for a database: open the printed URL in a browser.
+
+    Read-only; the pages update live while a tournament is played into the same database by
+    another process (`arena tournament run`). Ctrl-C stops it.
+    """
+    from arena.store import Store
+    from arena.web import WebServer, parse_listen
+
+    parse_listen(listen)  # a bad address is told before the database is opened
+    with Store.open(db) as store:
+        server = WebServer(store, listen)
+        print(
+            f"arena: web arena on {server.url} (database {store.url}); Ctrl-C stops it",
+            file=sys.stderr,
+            flush=True,
+        )
+        server.run()

@@ -1,0 +1,849 @@
+"""The web arena as a Starlette application: pages and a JSON read API over one store.
+
+Read-only: no route writes to the database. Public pages need no login; a bot's logs need its
+owner's API token (the gRPC service's tokens), sent as ``Authorization: Bearer …`` or kept in
+the ``arena_token`` cookie by the login form. An unknown bot, match or tournament is a 404, a
+malformed query parameter a 400, both in the site's style (or as JSON under ``/api``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from threading import Lock
+from typing import Any
+from urllib.parse import parse_qs, quote
+
+import anyio.to_thread
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup, escape
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from arena.ratings import conservative_score
+from arena.referee.replay import ReplayError, hands_of
+from arena.rules import ENGINE_VERSION
+from arena.rules.cards import card_name
+from arena.store import MatchSummary, NotFoundError, Store, StoreError
+from arena.tournament import tournament_standings
+from arena.tournament.runner import load_config
+from arena.web import queries
+from arena.web.history import RatingHistory
+from arena.web.live import LiveHub
+from arena.web.logs import bot_log
+from arena.web.plot import rating_plot
+from arena.web.replay_view import VIEWS, build_frames, view_seat
+
+STATIC_DIR = Path(__file__).parent / "static"
+TOKEN_COOKIE = "arena_token"
+SERVER_TIMING = "server-timing"
+INTERVAL_K = 2.0
+"""The leaderboard's interval is mu ± 2 sigma (about 95% for a normal belief)."""
+LEADERBOARD_SORTS = (
+    "rank", "bot", "version", "mu", "sigma", "score", "low", "high", "matches", "wins",
+    "losses", "draws", "faults",
+)
+PAGE_ROWS = 100
+"""Rows of a leaderboard page (``per_page`` changes it; 0 shows all)."""
+MATCHES_SHOWN = 50
+FRAME_CACHE = 32
+
+
+class BadRequest(HTTPException):
+    def __init__(self, detail: str) -> None:
+        super().__init__(400, detail)
+
+
+# -- query parameters ----------------------------------------------------------------------------
+
+
+def int_param(
+    request: Request, name: str, default: int | None, lo: int = 0, hi: int = 2**62
+) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw, 10)
+    except ValueError:
+        raise BadRequest(f"query parameter {name} must be a whole number, got {raw!r}") from None
+    if not lo <= value <= hi:
+        raise BadRequest(f"query parameter {name} must be between {lo} and {hi}, got {value}")
+    return value
+
+
+def choice_param(request: Request, name: str, choices: tuple[str, ...], default: str) -> str:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw not in choices:
+        raise BadRequest(f"query parameter {name} must be one of {', '.join(choices)}, got {raw!r}")
+    return raw
+
+
+def path_int(request: Request, name: str) -> int:
+    raw = request.path_params[name]
+    try:
+        value = int(raw, 10)
+    except ValueError:
+        raise HTTPException(404, f"no tournament with id {raw!r}") from None
+    if not 0 < value < 2**62:
+        raise HTTPException(404, f"no tournament with id {raw!r}")
+    return value
+
+
+# -- presentation helpers -------------------------------------------------------------------------
+
+
+SUIT_CLASS = "cdhs"
+
+
+def _card(card: int) -> dict[str, Any]:
+    name = card_name(card)
+    return {"name": name, "rank": name[0].replace("T", "10"), "suit": SUIT_CLASS[card // 13]}
+
+
+def _when(value: datetime | None) -> str:
+    return "" if value is None else value.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+RESULT_TEXT = {
+    "target_reached": "target reached",
+    "hand_limit": "hand limit",
+    "aborted": "aborted",
+}
+
+
+def termination_text(value: str) -> str:
+    if value in RESULT_TEXT:
+        return RESULT_TEXT[value]
+    return "forfeit: " + value.removeprefix("forfeit_").replace("_", " ")
+
+
+def match_row(m: MatchSummary, version_ids: set[int] | None = None) -> dict[str, Any]:
+    """One match as the lists show it; ``version_ids`` marks the side of the bot being viewed."""
+    me = None
+    if version_ids is not None:
+        me = 0 if m.seat_versions[0] in version_ids else 1
+    outcome = "draw" if m.winner is None else f"seat {m.winner}"
+    if me is not None and m.termination.value != "aborted":
+        outcome = "draw" if m.winner is None else ("win" if m.winner == me else "loss")
+    elif m.termination.value == "aborted":
+        outcome = "aborted"
+    return {
+        "match_id": m.match_id,
+        "sequence": m.sequence,
+        "players": list(m.players),
+        "bots": [p.split("@")[0] for p in m.players],
+        "winner": m.winner,
+        "scores": list(m.scores),
+        "hands": m.hands_played,
+        "termination": m.termination.value,
+        "termination_text": termination_text(m.termination.value),
+        "detail": m.detail,
+        "faults": list(m.faults),
+        "rated": m.rated,
+        "me": me,
+        "outcome": outcome,
+        "tournament_id": m.tournament_id,
+        "finished_at": _when(m.finished_at),
+        "mean_ms": [None if v is None else round(v / 1000, 2) for v in m.mean_decision_us],
+        "max_ms": [None if v is None else round(v / 1000, 2) for v in m.max_decision_us],
+    }
+
+
+def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
+    """The leaderboard's table rows, built directly (a thousand rows through template macros
+    cost more than the whole page may take). Names are escaped; numbers are formatted here."""
+    if not rows:
+        return Markup("")
+    lo = min(r["low"] for r in rows)
+    hi = max(r["high"] for r in rows)
+    span = (hi - lo) or 1.0
+
+    def pct(v: float) -> str:
+        return f"{(v - lo) / span * 100:.1f}%"
+
+    out = []
+    for r in rows:
+        bot = escape(r["bot"])
+        link = escape(quote(r["bot"], safe=""))
+        out.append(
+            f'<tr data-bot="{bot}"><td class="rank">{r["rank"]}</td>'
+            f'<td class="bot"><a href="/bots/{link}">{bot}</a></td>'
+            f'<td class="version">{escape(r["version"])}</td>'
+            f'<td class="mu num">{r["mu"]:.2f}</td><td class="sigma num">{r["sigma"]:.2f}</td>'
+            f'<td class="score num"><strong>{r["score"]:.2f}</strong></td>'
+            f'<td class="low interval"><span class="num">{r["low"]:.1f} &ndash; '
+            f'{r["high"]:.1f}</span>'
+            f'<span class="bar" style="--lo: {pct(r["low"])}; --hi: {pct(r["high"])}; '
+            f'--mu: {pct(r["mu"])}"></span></td>'
+            f'<td class="matches num">{r["matches"]}</td><td class="wins num">{r["wins"]}</td>'
+            f'<td class="losses num">{r["losses"]}</td><td class="draws num">{r["draws"]}</td>'
+            f'<td class="faults num{" warn" if r["faults"] else ""}">{r["faults"]}</td></tr>'
+        )
+    return Markup("\n".join(out))
+
+
+@dataclass
+class WebConfig:
+    live_interval_s: float = 0.5
+    secure_cookies: bool = False
+
+
+class WebArena:
+    """The application's state: the store, the caches, the live hub, the templates."""
+
+    def __init__(self, store: Store, config: WebConfig | None = None) -> None:
+        self.store = store
+        self.config = config or WebConfig()
+        self.history = RatingHistory(store)
+        self.env = Environment(
+            loader=PackageLoader("arena.web", "templates"),
+            autoescape=select_autoescape(["html"]),
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        self.env.globals.update(card=_card, when=_when, views=VIEWS)
+        self.env.filters["ms"] = lambda us: "" if us is None else f"{us / 1000:.1f} ms"
+        self.live = LiveHub(store, self.tournament_update, self.config.live_interval_s)
+        self._frames: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self._frames_lock = Lock()
+        self._rendered: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        """(what, query, ratings fingerprint) -> leaderboard HTML rows or API JSON bytes."""
+
+    def cached(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+        """A small LRU for what is derived from the ratings alone (``key`` ends with their
+        fingerprint, so a changed rating is never served stale)."""
+        if key[-1] is None:
+            return make()
+        with self._frames_lock:
+            hit = self._rendered.get(key)
+            if hit is not None:
+                self._rendered.move_to_end(key)
+                return hit
+        made = make()
+        with self._frames_lock:
+            self._rendered[key] = made
+            while len(self._rendered) > 64:
+                self._rendered.popitem(last=False)
+        return made
+
+    # -- rendering -----------------------------------------------------------------------------
+
+    def render(self, request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+        ctx.setdefault("title", "Spades Arena")
+        ctx["path"] = request.url.path
+        return HTMLResponse(self.env.get_template(name).render(**ctx), status_code=status)
+
+    # -- data ----------------------------------------------------------------------------------
+
+    def leaderboard(self, request: Request, per_page_default: int = 0) -> dict[str, Any]:
+        """The (sorted, filtered) leaderboard; ``per_page`` 0 means every row."""
+        sort = choice_param(request, "sort", LEADERBOARD_SORTS, "rank")
+        order = choice_param(request, "order", ("asc", "desc"), "")
+        tid = int_param(request, "tournament", None, 1)
+        min_matches = int_param(request, "min_matches", 1, 0, 10**9) or 0
+        page = int_param(request, "page", 1, 1, 10**6) or 1
+        per_page = int_param(request, "per_page", per_page_default, 0, 10_000) or 0
+        if tid is not None:
+            return self._leaderboard(sort, order, tid, min_matches, page, per_page, None)
+        fingerprint = queries.ratings_fingerprint(self.store)
+        key = ("board", sort, order, min_matches, page, per_page, fingerprint)
+        return dict(
+            self.cached(
+                key,
+                lambda: self._leaderboard(
+                    sort, order, None, min_matches, page, per_page, fingerprint
+                ),
+            )
+        )
+
+    def _leaderboard(
+        self, sort: str, order: str, tid: int | None, min_matches: int, page: int,
+        per_page: int, fingerprint: Any,
+    ) -> dict[str, Any]:
+        tournament = None
+        if tid is None:
+            source: list[Any] = queries.leaderboard_rows(self.store, min_matches)
+        else:
+            info, _config, standings = tournament_standings(self.store, tid)
+            tournament = {"id": info.id, "status": info.status.value}
+            source = [r for r in standings.leaderboard if r.matches >= min_matches]
+        rows = []
+        for rank, r in enumerate(source, start=1):
+            mu, sigma = r.mu, r.sigma
+            rows.append(
+                {
+                    "rank": getattr(r, "rank", rank), "bot": r.bot, "version": r.version,
+                    "mu": mu, "sigma": sigma, "score": conservative_score(mu, sigma),
+                    "low": mu - INTERVAL_K * sigma, "high": mu + INTERVAL_K * sigma,
+                    "matches": r.matches, "wins": r.wins, "losses": r.losses,
+                    "draws": r.draws, "faults": r.faults,
+                    "bot_version_id": getattr(r, "bot_version_id", None),
+                }
+            )
+        if not order:
+            order = "asc" if sort in ("rank", "bot", "version", "sigma") else "desc"
+        rows.sort(key=lambda r: r[sort], reverse=order == "desc")
+        total = len(rows)
+        if per_page:
+            pages = max(1, -(-total // per_page))
+            if page > pages:
+                raise BadRequest(f"query parameter page must be at most {pages}, got {page}")
+            rows = rows[(page - 1) * per_page : page * per_page]
+        else:
+            pages = 1
+        return {
+            "sort": sort,
+            "order": order,
+            "tournament": tournament,
+            "min_matches": min_matches,
+            "page": page,
+            "per_page": per_page,
+            "pages": pages,
+            "total": total,
+            "interval": f"mu ± {INTERVAL_K:g} sigma",
+            "rows": rows,
+            "_fingerprint": fingerprint,
+        }
+
+    def bot(self, name: str) -> dict[str, Any]:
+        detail = queries.bot_detail(self.store, name)
+        ids = set(detail.version_ids)
+        recent = self.store.list_matches(bot=name, limit=MATCHES_SHOWN, newest_first=True)
+        history = []
+        building = False
+        for v in detail.versions:
+            pts = self.history.series(v.id)
+            if pts is None:
+                building = True
+                pts = []
+            history.append((v, pts))
+        versions = []
+        for v, pts in history:
+            r = v.rating
+            versions.append(
+                {
+                    "id": v.id,
+                    "version": v.label,
+                    "content_hash": v.content_hash,
+                    "source": v.source,
+                    "created_at": _when(v.created_at),
+                    "rating": None
+                    if r is None
+                    else {
+                        "mu": r.mu, "sigma": r.sigma, "score": conservative_score(r.mu, r.sigma),
+                        "low": r.mu - INTERVAL_K * r.sigma, "high": r.mu + INTERVAL_K * r.sigma,
+                        "matches": r.matches, "wins": r.wins, "losses": r.losses,
+                        "draws": r.draws, "faults": r.faults,
+                    },
+                    "history": [
+                        {"sequence": p.sequence, "mu": p.mu, "sigma": p.sigma} for p in pts
+                    ],
+                }
+            )
+        return {
+            "name": detail.name,
+            "owner": detail.owner,
+            "created_at": _when(detail.created_at),
+            "versions": versions,
+            "history_building": building,
+            "matches_total": queries.count_matches(self.store, detail.version_ids),
+            "recent_matches": [match_row(m, ids) for m in recent],
+            "head_to_head": [
+                {
+                    "opponent": o.bot, "matches": o.matches, "wins": o.wins,
+                    "losses": o.losses, "draws": o.draws, "aborted": o.aborted,
+                    "points_for": o.points_for, "points_against": o.points_against,
+                    "faults": o.faults,
+                }
+                for o in queries.head_to_head(self.store, detail.version_ids)
+            ],
+            "tournaments": queries.tournament_ids_of(self.store, detail.version_ids),
+            "_plot": rating_plot(
+                [
+                    (f"{detail.name}@{v.label}", [self.history.initial, *pts] if pts else [])
+                    for v, pts in history
+                ],
+                f"Rating history of {detail.name}: mu with a mu ± 2 sigma band",
+            ),
+        }
+
+    def tournament(self, tid: int) -> dict[str, Any]:
+        info, config, standings = tournament_standings(self.store, tid)
+        games = self.store.tournament_games(tid)
+        matches = {m.match_id: m for m in self.store.list_matches(tournament_id=tid)}
+        bots = [e.name for e in config.entrants]
+        h2h: dict[tuple[str, str], str] = {}
+        for h in standings.head_to_head:
+            h2h[(h.bot_a, h.bot_b)] = f"{h.wins_a}-{h.wins_b}-{h.draws}"
+            h2h[(h.bot_b, h.bot_a)] = f"{h.wins_b}-{h.wins_a}-{h.draws}"
+        names = {e.version_id: f"{e.name}@{e.version}" for e in config.entrants}
+        rows = []
+        for g in games:
+            m = matches.get(g.match_id) if g.match_id else None
+            row = {
+                "ordinal": g.ordinal,
+                "pair_id": g.pair_id,
+                "seed": g.seed,
+                "players": [names.get(v, str(v)) for v in g.seat_versions],
+                "status": g.status.value,
+                "match": None if m is None else match_row(m),
+            }
+            rows.append(row)
+        return {
+            "id": info.id,
+            "status": info.status.value,
+            "state": queries.tournament_state(self.store, info.status, tid),
+            "created_at": _when(info.created_at),
+            "finished_at": _when(info.finished_at),
+            "games_total": info.games_total,
+            "games_done": info.games_done,
+            "config": {
+                "bots": [f"{e.name}@{e.version}" for e in config.entrants],
+                "games_per_pair": config.games,
+                "seed": config.seed,
+                "concurrency": config.concurrency,
+                "move_timeout_ms": config.clock.move_time_ms,
+                "time_bank_ms": config.clock.time_bank_ms,
+                "policy": config.policy.kind,
+                "max_faults": config.policy.max_faults,
+                "deals": config.deals.value,
+                "rules": config.rules.describe(),
+            },
+            "standings": [
+                {
+                    "rank": r.rank, "bot": r.bot, "version": r.version, "mu": r.mu,
+                    "sigma": r.sigma, "score": r.score, "low": r.mu - INTERVAL_K * r.sigma,
+                    "high": r.mu + INTERVAL_K * r.sigma, "matches": r.matches, "wins": r.wins,
+                    "losses": r.losses, "draws": r.draws, "faults": r.faults,
+                }
+                for r in standings.leaderboard
+            ],
+            "head_to_head": [
+                {
+                    "bot_a": h.bot_a, "bot_b": h.bot_b, "matches": h.matches,
+                    "wins_a": h.wins_a, "wins_b": h.wins_b, "draws": h.draws,
+                    "pairs_won_a": h.pairs_won_a, "pairs_won_b": h.pairs_won_b,
+                    "pairs_split": h.pairs_split, "margin_a": h.margin_a,
+                }
+                for h in standings.head_to_head
+            ],
+            "faults": [
+                {"bot": f.bot, "faults": f.faults, "forfeits": f.forfeits}
+                for f in standings.faults
+            ],
+            "_matrix": {"bots": bots, "cells": h2h},
+            "games": rows,
+        }
+
+    def tournament_update(self, tid: int, new: list[int]) -> dict[str, Any]:
+        """The live update for a tournament's viewers: built once, sent to all."""
+        data = self.tournament(tid)
+        new_set = set(new)
+        changed = [
+            g for g in data["games"] if g["match"] is not None and g["match"]["sequence"] in new_set
+        ]
+        tpl = self.env.get_template("_tournament_parts.html")
+        module = tpl.make_module({"t": data})
+        return {
+            "state": data["state"],
+            "status": data["status"],
+            "games_done": data["games_done"],
+            "games_total": data["games_total"],
+            "rows": {str(g["ordinal"]): str(module.game_row(g)) for g in changed},
+            "standings_html": str(module.standings(data)),
+            "matrix_html": str(module.matrix(data)),
+        }
+
+    def match(self, match_id: str) -> dict[str, Any]:
+        stored = self.store.get_match(match_id)
+        s, result = stored.summary, stored.result
+        row = match_row(s)
+        hands: list[dict[str, Any]] = []
+        replay_error = None
+        faults = []
+        try:
+            for story in hands_of(result):
+                hr = story.result
+                hands.append(
+                    {
+                        "number": story.number,
+                        "first_drawer": story.first_drawer,
+                        "double_nil": story.double_nil,
+                        "exchanged": story.exchanged,
+                        "bids": {seat: bid for seat, bid in story.bids},
+                        "tricks": len(story.tricks),
+                        "result": None
+                        if hr is None
+                        else {
+                            "bids": list(hr.bids), "tricks_won": list(hr.tricks_won),
+                            "points": list(hr.points), "bag_penalties": list(hr.bag_penalties),
+                            "scores": list(hr.scores), "bags": list(hr.bags),
+                        },
+                    }
+                )
+                for seat, decision, kind in story.faults:
+                    faults.append({"hand": story.number, "seat": seat, "decision":
+                                   decision.value, "fault": kind.value})
+        except ReplayError as exc:
+            replay_error = str(exc)
+        times = [[d.elapsed_us for d in result.decisions if d.seat == k] for k in (0, 1)]
+        row.update(
+            seed=s.seed,
+            rules=result.rules.describe(),
+            engine_version=s.engine_version,
+            engine_matches=s.engine_version == ENGINE_VERSION,
+            started_at=_when(s.started_at),
+            decision_count=s.decision_count,
+            pair_id=s.pair_id,
+            hands_detail=hands,
+            decision_faults=faults,
+            replay_error=replay_error,
+            seat_versions=list(s.seat_versions),
+            time_total_ms=[round(sum(t) / 1000, 1) for t in times],
+        )
+        return row
+
+    def frames_json(self, match_id: str, view: str) -> bytes:
+        key = (match_id, view)
+        with self._frames_lock:
+            hit = self._frames.get(key)
+            if hit is not None:
+                self._frames.move_to_end(key)
+                return hit
+        stored = self.store.get_match(match_id)
+        try:
+            frames = build_frames(stored.result, view)
+        except ReplayError as exc:
+            raise HTTPException(409, f"match {match_id} does not replay: {exc}") from None
+        body = gzip.compress(
+            json.dumps(
+                {"match_id": match_id, "players": list(stored.summary.players)}
+                | frames.to_json(),
+                separators=(",", ":"),
+            ).encode(),
+            compresslevel=6,
+        )
+        with self._frames_lock:
+            self._frames[key] = body
+            while len(self._frames) > FRAME_CACHE:
+                self._frames.popitem(last=False)
+        return body
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        out = []
+        for t in reversed(self.store.list_tournaments()):
+            bots = [
+                str(b.get("name")) if isinstance(b, dict) else str(b)
+                for b in t.config.get("bots", [])
+            ]
+            out.append(
+                {
+                    "id": t.id,
+                    "status": t.status.value,
+                    "state": queries.tournament_state(self.store, t.status, t.id),
+                    "bots": bots,
+                    "games_total": t.games_total,
+                    "games_done": t.games_done,
+                    "created_at": _when(t.created_at),
+                    "finished_at": _when(t.finished_at),
+                }
+            )
+        return out
+
+    # -- auth ----------------------------------------------------------------------------------
+
+    def caller(self, request: Request) -> tuple[int, str] | None:
+        """The token's (id, name) from the Authorization header or the cookie; None if absent.
+
+        A token that is sent but unknown is a 401 (as the gRPC service answers)."""
+        token = None
+        header = request.headers.get("authorization")
+        if header is not None:
+            scheme, _, value = header.strip().partition(" ")
+            if scheme.lower() != "bearer" or not value.strip():
+                raise HTTPException(401, "malformed Authorization header: expected Bearer <token>")
+            token = value.strip()
+        else:
+            token = request.cookies.get(TOKEN_COOKIE) or None
+        if token is None:
+            return None
+        info = self.store.verify_token(token)
+        if info is None:
+            raise HTTPException(401, "unknown token: it was never issued by this arena, or revoked")
+        return info.id, info.name
+
+
+# -- routes ----------------------------------------------------------------------------------
+
+
+def _timed(handler: Callable[..., Any]) -> Callable[[Request], Any]:
+    """Run the (blocking) handler in a worker thread and report its time in Server-Timing:
+    ``app`` the wall time, ``cpu`` the CPU time of the thread (what it cost, without the wait
+    for a core on a busy machine)."""
+
+    def run(request: Request) -> Response:
+        c0, t0 = time.thread_time(), time.perf_counter()
+        response: Response = handler(request)
+        wall = (time.perf_counter() - t0) * 1000
+        cpu = (time.thread_time() - c0) * 1000
+        response.headers[SERVER_TIMING] = f"app;dur={wall:.2f}, cpu;dur={cpu:.2f}"
+        return response
+
+    async def endpoint(request: Request) -> Response:
+        return await anyio.to_thread.run_sync(run, request)
+
+    return endpoint
+
+
+def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
+    arena = WebArena(store, config)
+
+    def wants_json(request: Request) -> bool:
+        return request.url.path.startswith("/api/")
+
+    def leaderboard_page(request: Request) -> Response:
+        data = arena.leaderboard(request, PAGE_ROWS)
+        fingerprint = data.pop("_fingerprint")
+        rows_html = arena.cached(
+            ("html", request.url.query, fingerprint), lambda: leaderboard_rows_html(data["rows"])
+        )
+        return arena.render(
+            request, "leaderboard.html", lb=data, rows_html=rows_html,
+            tournaments=arena.tournaments(), title="Leaderboard · Spades Arena",
+        )
+
+    def leaderboard_api(request: Request) -> Response:
+        data = arena.leaderboard(request)
+        fingerprint = data.pop("_fingerprint")
+        # Kept compressed: a thousand rows are 200 kB of JSON, and compressing them again for
+        # every request would cost more than building them.
+        body = arena.cached(
+            ("json", request.url.query, fingerprint),
+            lambda: gzip.compress(json.dumps(data, separators=(",", ":")).encode(), 6),
+        )
+        return _gzipped(request, body)
+
+    def bot_page(request: Request) -> Response:
+        data = arena.bot(request.path_params["name"])
+        return arena.render(request, "bot.html", b=data, title=f"{data['name']} · Spades Arena")
+
+    def bot_api(request: Request) -> Response:
+        data = arena.bot(request.path_params["name"])
+        data.pop("_plot")
+        return JSONResponse(data)
+
+    def tournaments_page(request: Request) -> Response:
+        return arena.render(
+            request, "tournaments.html", ts=arena.tournaments(),
+            title="Tournaments · Spades Arena",
+        )
+
+    def tournaments_api(request: Request) -> Response:
+        return JSONResponse({"tournaments": arena.tournaments()})
+
+    def tournament_page(request: Request) -> Response:
+        tid = path_int(request, "tid")
+        data = arena.tournament(tid)
+        return arena.render(
+            request, "tournament.html", t=data, title=f"Tournament {tid} · Spades Arena"
+        )
+
+    def tournament_api(request: Request) -> Response:
+        data = arena.tournament(path_int(request, "tid"))
+        data.pop("_matrix")
+        return JSONResponse(data)
+
+    async def tournament_events(request: Request) -> Response:
+        tid = path_int(request, "tid")
+        await anyio.to_thread.run_sync(load_config, store, tid)  # 404 for an unknown one
+        return StreamingResponse(
+            arena.live.stream(tid),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+        )
+
+    def match_page(request: Request) -> Response:
+        view = choice_param(request, "view", VIEWS, "spectator")
+        step = int_param(request, "step", 0, 0)
+        int_param(request, "hand", None, 1)  # read by the viewer's script; checked here
+        data = arena.match(request.path_params["match_id"])
+        return arena.render(
+            request, "match.html", m=data, view=view, seat=view_seat(view), step=step,
+            title=f"Match {data['match_id']} · Spades Arena",
+        )
+
+    def match_api(request: Request) -> Response:
+        stored = store.get_match(request.path_params["match_id"])
+        from arena.referee.record import result_to_dict
+        from arena.referee.replay import replay_to_dict
+
+        data = match_row(stored.summary)
+        try:
+            data["replay"] = replay_to_dict(stored.result)
+        except ReplayError as exc:
+            data["replay"] = None
+            data["replay_error"] = str(exc)
+        data["decisions"] = result_to_dict(stored.result)["decisions"]
+        return JSONResponse(data)
+
+    def frames_api(request: Request) -> Response:
+        view = choice_param(request, "view", VIEWS, "spectator")
+        body = arena.frames_json(request.path_params["match_id"], view)
+        # A recorded match never changes: its frames may be kept by the browser.
+        return _gzipped(request, body, {"cache-control": "public, max-age=3600"})
+
+    def logs_page(request: Request) -> Response:
+        match_id = request.path_params["match_id"]
+        seat = int(request.path_params["seat"])
+        if seat not in (0, 1):
+            raise HTTPException(404, f"match {match_id} has seats 0 and 1, not {seat}")
+        summary = store.get_match(match_id).summary
+        version = store.get_bot_version(summary.seat_versions[seat])
+        detail = queries.bot_detail(store, version.name)
+        who = arena.caller(request)
+        ctx: dict[str, Any] = {
+            "match_id": match_id, "seat": seat, "bot": version.name,
+            "player": summary.players[seat], "title": f"Logs · {version.name}",
+        }
+        if who is None:
+            return arena.render(request, "logs.html", status=401, need_login=True, **ctx)
+        if detail.owner_token_id is None or detail.owner_token_id != who[0]:
+            owner = "no owner (registered locally)" if detail.owner is None else detail.owner
+            return arena.render(
+                request, "logs.html", status=403, forbidden=True, owner=owner, caller=who[1],
+                **ctx,
+            )
+        found = bot_log(store, match_id, seat)
+        return arena.render(request, "logs.html", log=found, caller=who[1], **ctx)
+
+    def login_page(request: Request) -> Response:
+        return arena.render(request, "login.html", next=_safe_next(request.query_params))
+
+    async def login_post(request: Request) -> Response:
+        # A urlencoded form of two fields; read without a multipart parser.
+        body = await request.body()
+        if len(body) > 8192:
+            raise BadRequest("login form too large")
+        fields = parse_qs(body.decode("utf-8", errors="replace"), max_num_fields=10)
+        form = {k: v[0] for k, v in fields.items() if v}
+        token = str(form.get("token", "")).strip()
+        target = _safe_next(form)
+        info = await anyio.to_thread.run_sync(store.verify_token, token) if token else None
+        if info is None:
+            return arena.render(
+                request, "login.html", status=401, next=target,
+                error="unknown token: it was never issued by this arena, or revoked",
+            )
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(
+            TOKEN_COOKIE, token, httponly=True, samesite="strict",
+            secure=arena.config.secure_cookies, max_age=30 * 86400,
+        )
+        return response
+
+    async def logout(request: Request) -> Response:
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(TOKEN_COOKIE)
+        return response
+
+    def docs_api(request: Request) -> Response:
+        return arena.render(request, "api.html", title="JSON API · Spades Arena")
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return _error(request, exc.status_code, str(exc.detail))
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return _error(request, 404, str(exc))
+
+    async def store_error(request: Request, exc: Exception) -> Response:
+        return _error(request, 503, f"the database could not be read: {exc}")
+
+    def _error(request: Request, status: int, message: str) -> Response:
+        if wants_json(request):
+            return JSONResponse({"error": message, "status": status}, status_code=status)
+        titles = {400: "Bad request", 401: "Token needed", 403: "Not yours", 404: "Not found",
+                  405: "Method not allowed", 409: "Cannot replay", 503: "Unavailable"}
+        return arena.render(
+            request, "error.html", status=status, code=status,
+            heading=titles.get(status, "Error"), message=message,
+            title=f"{titles.get(status, 'Error')} · Spades Arena",
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await arena.live.close()
+
+    routes = [
+        Route("/", _timed(leaderboard_page)),
+        Route("/bots/{name:str}", _timed(bot_page)),
+        Route("/tournaments", _timed(tournaments_page)),
+        Route("/tournaments/{tid}", _timed(tournament_page)),
+        Route("/tournaments/{tid}/events", tournament_events),
+        Route("/matches/{match_id:str}", _timed(match_page)),
+        Route("/matches/{match_id:str}/logs/{seat:int}", _timed(logs_page)),
+        Route("/login", _timed(login_page), methods=["GET"]),
+        Route("/login", login_post, methods=["POST"]),
+        Route("/logout", logout, methods=["POST"]),
+        Route("/api", _timed(docs_api)),
+        Route("/api/leaderboard", _timed(leaderboard_api)),
+        Route("/api/bots/{name:str}", _timed(bot_api)),
+        Route("/api/tournaments", _timed(tournaments_api)),
+        Route("/api/tournaments/{tid}", _timed(tournament_api)),
+        Route("/api/matches/{match_id:str}", _timed(match_api)),
+        Route("/api/matches/{match_id:str}/frames", _timed(frames_api)),
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
+        exception_handlers={
+            HTTPException: http_error,
+            NotFoundError: not_found,
+            StoreError: store_error,
+        },
+        lifespan=lifespan,
+    )
+    app.state.arena = arena
+    return app
+
+
+def _gzipped(request: Request, body: bytes, headers: dict[str, str] | None = None) -> Response:
+    """Gzip-compressed JSON as it is, or decompressed for a client that does not take gzip."""
+    extra = {"vary": "accept-encoding", **(headers or {})}
+    if "gzip" in request.headers.get("accept-encoding", ""):
+        return Response(
+            body, media_type="application/json", headers={"content-encoding": "gzip", **extra}
+        )
+    return Response(gzip.decompress(body), media_type="application/json", headers=extra)
+
+
+def _safe_next(params: Any) -> str:
+    """Where to go after logging in: a path on this site only (no open redirect)."""
+    target = str(params.get("next", "") or "/")
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
