@@ -29,6 +29,7 @@ from typing import Any
 import httpx
 import pytest
 
+from arena.ratings import skill_interval
 from arena.referee import FaultPolicy
 from arena.referee.record import DecisionRecord, MatchResult, Termination
 from arena.rules import ENGINE_VERSION, Decision, Match, RuleSet
@@ -161,13 +162,12 @@ def test_leaderboard_page_and_api_agree_with_the_store(arena: Arena, http: httpx
     assert [(r["bot"], r["rank"]) for r in data["rows"]] == [(r.bot, r.rank) for r in board]
     for row, stored in zip(data["rows"], board, strict=True):
         assert row["mu"] == pytest.approx(stored.mu)
-        assert row["low"] == pytest.approx(stored.mu - 2 * stored.sigma)
-        assert row["high"] == pytest.approx(stored.mu + 2 * stored.sigma)
+        assert (row["low"], row["high"]) == pytest.approx(skill_interval(stored.mu, stored.sigma))
         assert (row["wins"], row["losses"], row["draws"], row["faults"]) == (
             stored.wins, stored.losses, stored.draws, stored.faults,
         )
         assert f'data-bot="{stored.bot}"' in page.text
-    assert data["interval"] == "mu ± 2 sigma"
+    assert data["interval"] == "mu ± 1.96 sigma"
 
 
 def test_leaderboard_sorts_and_filters_by_tournament(arena: Arena, http: httpx.Client) -> None:

@@ -39,7 +39,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from arena.ratings import conservative_score
+from arena.ratings import INTERVAL_Z, conservative_score
 from arena.referee.replay import ReplayError, hands_of
 from arena.rules import ENGINE_VERSION
 from arena.rules.cards import card_name
@@ -56,8 +56,8 @@ from arena.web.replay_view import VIEWS, build_frames, view_seat
 STATIC_DIR = Path(__file__).parent / "static"
 TOKEN_COOKIE = "arena_token"
 SERVER_TIMING = "server-timing"
-INTERVAL_K = 2.0
-"""The leaderboard's interval is mu ± 2 sigma (about 95% for a normal belief)."""
+INTERVAL_K = INTERVAL_Z
+"""The leaderboard's interval is mu ± 1.96 sigma, the 95 % interval the CLI and service show."""
 LEADERBOARD_SORTS = (
     "rank", "bot", "version", "mu", "sigma", "score", "low", "high", "matches", "wins",
     "losses", "draws", "faults",
@@ -322,7 +322,7 @@ class WebArena:
             "per_page": per_page,
             "pages": pages,
             "total": total,
-            "interval": f"mu ± {INTERVAL_K:g} sigma",
+            "interval": "mu ± 1.96 sigma",
             "rows": rows,
             "_fingerprint": fingerprint,
         }
@@ -385,7 +385,7 @@ class WebArena:
                     (f"{detail.name}@{v.label}", [self.history.initial, *pts] if pts else [])
                     for v, pts in history
                 ],
-                f"Rating history of {detail.name}: mu with a mu ± 2 sigma band",
+                f"Rating history of {detail.name}: mu with a mu ± 1.96 sigma band",
             ),
         }
 

@@ -1,4 +1,4 @@
-"""The rating-history plot as inline SVG: mu over a bot version's matches, with a mu ± 2 sigma
+"""The rating-history plot as inline SVG: mu over a bot version's matches, with a mu ± 1.96 sigma
 band. Drawn on the server, so the page needs no plotting library and works without script."""
 
 from __future__ import annotations
