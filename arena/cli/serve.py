@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -9,9 +10,11 @@ import typer
 
 from arena.cli.options import DbOption
 from arena.service.archive import ArchiveLimits
+from arena.service.limits import ServiceLimits
 
 MIB = 1024 * 1024
 _DEFAULTS = ArchiveLimits()
+_SERVICE = ServiceLimits()
 
 
 def serve(
@@ -58,6 +61,20 @@ def serve(
     max_unpacked_mb: Annotated[
         float, typer.Option("--max-unpacked-mb", help="Largest unpacked size of an archive.")
     ] = _DEFAULTS.max_unpacked_bytes / MIB,
+    max_streams: Annotated[
+        int, typer.Option("--max-streams", help="Most streams open at once, over all clients.")
+    ] = _SERVICE.max_streams,
+    max_streams_per_peer: Annotated[
+        int,
+        typer.Option("--max-streams-per-peer", help="Most streams open at once from one address."),
+    ] = _SERVICE.max_streams_per_peer,
+    stream_idle_timeout: Annotated[
+        float,
+        typer.Option(
+            "--stream-idle-timeout",
+            help="Seconds a reflection stream may stay without a request before it is closed.",
+        ),
+    ] = _SERVICE.stream_idle_s,
     shutdown_grace: Annotated[
         float,
         typer.Option(
@@ -78,6 +95,10 @@ def serve(
 
     if max_archive_mb <= 0 or max_files <= 0 or max_unpacked_mb <= 0 or shutdown_grace < 0:
         raise ArenaError("--max-archive-mb, --max-files and --max-unpacked-mb must be positive")
+    if min(max_streams, max_streams_per_peer) <= 0 or stream_idle_timeout <= 0:
+        raise ArenaError(
+            "--max-streams, --max-streams-per-peer and --stream-idle-timeout must be positive"
+        )
     run(
         ServerConfig(
             listen=listen,
@@ -92,5 +113,11 @@ def serve(
                 max_unpacked_bytes=int(max_unpacked_mb * MIB),
             ),
             shutdown_grace_s=shutdown_grace,
+            service_limits=dataclasses.replace(
+                _SERVICE,
+                max_streams=max_streams,
+                max_streams_per_peer=max_streams_per_peer,
+                stream_idle_s=stream_idle_timeout,
+            ),
         )
     )

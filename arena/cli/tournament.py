@@ -14,9 +14,7 @@ from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
 from arena.cli.tournament_format import report
 from arena.errors import ArenaError
 
-app = typer.Typer(
-    help="Round-robin tournaments: run, resume, show, list.", no_args_is_help=True
-)
+app = typer.Typer(help="Round-robin tournaments: run, resume, show, list.", no_args_is_help=True)
 
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON object at the end, and no progress.")
@@ -58,9 +56,7 @@ def run(
     ] = 0,
     policy: Annotated[
         str,
-        typer.Option(
-            "--policy", help="On a fault: forfeit, or substitute a random legal action."
-        ),
+        typer.Option("--policy", help="On a fault: forfeit, or substitute a random legal action."),
     ] = "forfeit",
     max_faults: Annotated[
         int, typer.Option("--max-faults", help="Under substitute: faults that forfeit a match.")
@@ -190,7 +186,10 @@ def list_(
         table.add_column(column, justify="right" if column == "id" else "left")
     for r in rows:
         table.add_row(
-            str(r["id"]), r["status"], f"{r['done']}/{r['total']}", r["created_at"],
+            str(r["id"]),
+            r["status"],
+            f"{r['done']}/{r['total']}",
+            r["created_at"],
             ", ".join(r["bots"]),
         )
     Console(highlight=False).print(table)

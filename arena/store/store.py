@@ -1,6 +1,7 @@
 """The store: the library API over the database, ``Store``, composed of one part per thing it
 keeps: bots and versions (``bots``), matches (``matches``), tournaments (``tournaments``),
-ratings (``ratings_store``) and API tokens (``tokens``), over a shared core (``core``: the
+ratings (``ratings_store``), API tokens (``tokens``) and the service's submissions that its
+quotas count (``quotas``), over a shared core (``core``: the
 engine, sessions, errors and dialect). ``Store.open`` checks the schema and connects them."""
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from arena.store.core import connect, guarded
 from arena.store.database import display_url
 from arena.store.errors import SchemaError
 from arena.store.matches import MatchesMixin
+from arena.store.quotas import QuotasMixin
 from arena.store.ratings_store import RatingsMixin
 from arena.store.tokens import TokensMixin
 from arena.store.tournaments import TournamentsMixin
 
 
-class Store(MatchesMixin, BotsMixin, TournamentsMixin, RatingsMixin, TokensMixin):
+class Store(MatchesMixin, BotsMixin, TournamentsMixin, RatingsMixin, TokensMixin, QuotasMixin):
     """The arena's database. Open with ``Store.open(url)``; thread-safe; close when done."""
 
     # -- opening -----------------------------------------------------------------------------
