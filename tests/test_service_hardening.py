@@ -12,6 +12,7 @@ what others see of a bot's failure.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,7 @@ from test_service import ArenaProcess, arena_cli, bearer, bot_copy, make_token
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.arena.v1 import arena_pb2_grpc as pb_grpc
+from arena._gen.spades.v1 import bot_pb2
 from arena.service.archive import pack_directory
 
 STREAMS_OF_EACH_KIND = 200
@@ -222,3 +224,247 @@ def test_page_tokens_out_of_range_are_invalid_argument(
                 service.ListMatches(pb.ListMatchesRequest(page_token=token), timeout=10)
             assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, token
             assert len(str(info.value.details())) < 200
+
+
+# -- bounded requests ----------------------------------------------------------------------------
+
+
+def _start(server: ArenaProcess, token: str, **fields: object) -> pb.StartTournamentResponse:
+    with grpc.insecure_channel(server.address) as channel:
+        return pb_grpc.ArenaServiceStub(channel).StartTournament(
+            pb.StartTournamentRequest(**fields), metadata=bearer(token), timeout=30
+        )
+
+
+def _refused(server: ArenaProcess, token: str, **fields: object) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as info:
+        _start(server, token, **fields)
+    return info.value
+
+
+def test_tournament_requests_are_bounded(served: tuple[ArenaProcess, str, str]) -> None:
+    """On main, games = 10**9 built the schedule in memory (1.4 GiB in 40 s)."""
+    server, member, _ = served
+    two = ["m1", "random"]
+    cases = {
+        "deal seeds per pair": {"bots": two, "games": 10**9},
+        "at most 100000": {"bots": ["a", "b", "c", "d"], "games": 9000},
+        "at most 64": {"bots": ["m1"] * 65},
+        "move_timeout_ms": {"bots": two, "move_timeout_ms": 2_000_000_000},
+        "time_bank_ms": {"bots": two, "time_bank_ms": 2_000_000_000},
+        "max_faults": {"bots": two, "max_faults": 1_000_000},
+    }
+    for fragment, fields in cases.items():
+        start = time.monotonic()
+        error = _refused(server, member, **fields)
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, (fragment, error.details())
+        assert fragment in str(error.details())
+        assert time.monotonic() - start < 10
+
+
+# -- secrets and policy --------------------------------------------------------------------------
+
+
+def test_the_server_picks_a_secret_seed_shown_only_when_over(
+    served: tuple[ArenaProcess, str, str],
+) -> None:
+    server, member, _ = served
+    error = _refused(server, member, bots=["m1", "random"], games=1, seed=42)
+    assert error.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert "the server chooses the deal seed" in str(error.details())
+    started = _start(server, member, bots=["m1", "random"], games=300, concurrency=1)
+    tournament_id = started.tournament.id
+    assert started.tournament.seed == 0  # never shown while it runs
+    with grpc.insecure_channel(server.address) as channel:
+        service = pb_grpc.ArenaServiceStub(channel)
+        deadline = time.monotonic() + 60
+        matches: list[pb.Match] = []
+        while time.monotonic() < deadline and not matches:
+            matches = list(
+                service.ListMatches(
+                    pb.ListMatchesRequest(tournament_id=tournament_id), timeout=10
+                ).matches
+            )
+            time.sleep(0.2)
+        assert matches, "no match was played in 60 s"
+        first = matches[-1]
+        # Duplicate deals: the other seating of this deal is still to come, so its seed (and
+        # the decisions, which show the cards) stay sealed.
+        if first.id.endswith("-g0"):
+            assert first.seed == 0
+            with pytest.raises(grpc.RpcError) as info:
+                service.GetMatch(pb.GetMatchRequest(id=first.id), timeout=10)
+            assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        _cancel(server, member, tournament_id)
+        over = service.GetTournament(pb.GetTournamentRequest(id=tournament_id), timeout=10)
+        assert over.tournament.state == pb.TOURNAMENT_STATE_CANCELLED
+        assert over.tournament.seed >= 2**32  # 63 random bits: not a guessable 31-bit seed
+        record = service.GetMatch(pb.GetMatchRequest(id=first.id), timeout=10)
+        assert record.match.seed != 0 and record.decisions
+
+
+def test_members_may_not_pit_other_tokens_bots(
+    served: tuple[ArenaProcess, str, str], tmp_path: Path
+) -> None:
+    server, member, admin = served
+    other = make_token(server.db, "other")
+    with grpc.insecure_channel(server.address) as channel:
+        pb_grpc.ArenaServiceStub(channel).SubmitBot(
+            pb.SubmitBotRequest(archive=pack_directory(bot_copy(tmp_path, "o1"))),
+            metadata=bearer(other),
+            timeout=60,
+        )
+    error = _refused(server, member, bots=["m1", "o1"], games=1)
+    assert error.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert "need an admin token; not yours: o1" in str(error.details())
+    started = _start(server, admin, bots=["m1", "o1"], games=1)
+    _cancel(server, admin, started.tournament.id)
+
+
+def test_cancel_stops_at_once_and_frees_the_bots(served: tuple[ArenaProcess, str, str]) -> None:
+    server, member, _ = served
+    other = make_token(server.db, "bystander")
+    first = _start(server, member, bots=["m1", "random"], games=300, concurrency=2).tournament
+    second = _start(server, member, bots=["m1", "random"], games=300, concurrency=1).tournament
+    quota = _refused(server, member, bots=["m1", "random"], games=1)
+    assert quota.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "cancel one" in str(quota.details())
+    with grpc.insecure_channel(server.address) as channel:
+        service = pb_grpc.ArenaServiceStub(channel)
+        with pytest.raises(grpc.RpcError) as info:
+            service.CancelTournament(
+                pb.CancelTournamentRequest(id=first.id), metadata=bearer(other), timeout=30
+            )
+        assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        time.sleep(1.5)
+        start = time.monotonic()
+        cancelled = service.CancelTournament(
+            pb.CancelTournamentRequest(id=first.id), metadata=bearer(member), timeout=60
+        ).tournament
+        assert time.monotonic() - start < 15
+        assert cancelled.state == pb.TOURNAMENT_STATE_CANCELLED
+        assert cancelled.matches_done < cancelled.matches_total
+        _cancel(server, member, second.id)
+        # Nothing of them runs any more: the server has no bot processes left.
+        children = _children(server.proc.pid)
+        assert children == [], children
+        recorded = service.ListMatches(
+            pb.ListMatchesRequest(tournament_id=first.id, page_size=1000), timeout=10
+        ).matches
+        done = [m for m in recorded if m.termination != bot_pb2.TERMINATION_ABORTED]
+        assert len(done) == cancelled.matches_done
+        board = {e.bot: e for e in cancelled.standings.leaderboard}
+        assert sum(e.matches for e in board.values()) == 2 * len(done)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found.extend(int(c) for c in text)
+    return found
+
+
+# -- submissions ---------------------------------------------------------------------------------
+
+
+def _submit(server: ArenaProcess, token: str, archive: bytes, name: str = "") -> None:
+    with grpc.insecure_channel(server.address) as channel:
+        pb_grpc.ArenaServiceStub(channel).SubmitBot(
+            pb.SubmitBotRequest(archive=archive, name=name), metadata=bearer(token), timeout=60
+        )
+
+
+def test_bot_names_follow_bot_toml_and_samples_are_reserved(
+    served: tuple[ArenaProcess, str, str], tmp_path: Path
+) -> None:
+    server, member, _ = served
+    archive = pack_directory(bot_copy(tmp_path, "n1"))
+    for name, code, fragment in (
+        ("random", grpc.StatusCode.PERMISSION_DENIED, "reserved"),
+        ("\x1b[31mred", grpc.StatusCode.INVALID_ARGUMENT, "not a valid bot name"),
+        ("a/b", grpc.StatusCode.INVALID_ARGUMENT, "not a valid bot name"),
+        ("n" * 5000, grpc.StatusCode.INVALID_ARGUMENT, "not a valid bot name"),
+    ):
+        with pytest.raises(grpc.RpcError) as info:
+            _submit(server, member, archive, name)
+        assert info.value.code() == code, name[:20]
+        assert fragment in str(info.value.details())
+        assert len(str(info.value.details())) < 300
+
+
+def test_a_big_manifest_is_refused_before_parsing(
+    served: tuple[ArenaProcess, str, str], tmp_path: Path
+) -> None:
+    server, member, _ = served
+    bot = bot_copy(tmp_path, "big-manifest")
+    manifest = bot / "bot.toml"
+    manifest.write_text(manifest.read_text() + "# " + "x" * 100_000 + "\n")
+    with pytest.raises(grpc.RpcError) as info:
+        _submit(server, member, pack_directory(bot))
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "bot.toml is" in str(info.value.details())
+
+
+def test_submission_quotas(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    token = make_token(db, "q")
+    server = ArenaProcess(db, "--submissions-per-hour", "2", "--stored-mb-per-token", "0.02")
+    try:
+        _submit(server, token, pack_directory(bot_copy(tmp_path, "q1", extra="1")))
+        with pytest.raises(grpc.RpcError) as info:
+            _submit(server, token, pack_directory(bot_copy(tmp_path, "q2", extra="2" * 30_000)))
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "quota per token" in str(info.value.details())
+        _submit(server, token, pack_directory(bot_copy(tmp_path, "q3", extra="3")))
+        with pytest.raises(grpc.RpcError) as info:
+            _submit(server, token, pack_directory(bot_copy(tmp_path, "q4", extra="4")))
+        assert info.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "submissions in the last hour" in str(info.value.details())
+        assert not [p for p in (server.data_dir / "bots").iterdir() if p.name.startswith(".")]
+    finally:
+        assert server.stop() == 0, "".join(server.lines)
+
+
+def test_serve_restarts_over_deep_leftovers(tmp_path: Path) -> None:
+    """On main, 1,500 nested folders left in bots/.incoming-* stopped `arena serve` starting."""
+    db = tmp_path / "arena.db"
+    make_token(db, "x")
+    leftover = tmp_path / "arena-data" / "bots" / ".incoming-crashed"
+    path = str(leftover)
+    os.makedirs(path)
+    for _ in range(1500):  # one folder at a time: makedirs recurses once per level
+        path += "/d"
+        os.mkdir(path)
+    Path(path, "f").write_text("x")
+    server = ArenaProcess(db)
+    try:
+        assert not leftover.exists()
+    finally:
+        assert server.stop() == 0, "".join(server.lines)
+
+
+# -- what others see, and the client's care with tokens ------------------------------------------
+
+
+def test_public_detail_drops_the_bots_words_and_server_paths() -> None:
+    from arena.service.visibility import public_detail
+
+    detail = (
+        "seat 0 (evil@1): its process has exited (exit code 3) during Play "
+        "(UNAVAILABLE: Traceback: secret-token-123 in /srv/arena/data/bots/abc/bot.py) "
+        "(fault 1 of at most 3); earlier: seat 1 (b@1): Bid failed with status "
+        "INTERNAL: my password is hunter2 (fault 1, hand 2); "
+        "seat 1 (b@1) could not start: /usr/bin/python3: PATH=/usr/local/bin:/usr/bin"
+    )
+    shown = public_detail(detail)
+    for secret in ("secret-token-123", "hunter2", "/srv/arena", "PATH=/usr", "/usr/bin"):
+        assert secret not in shown
+    assert "exit code 3" in shown and "during Play" in shown and "INTERNAL" in shown
+
+
+def test_a_token_is_never_sent_in_plaintext_to_another_machine() -> None:
+    result = arena_cli("bot", "list", "--server", "192.0.2.1:50051", env={"ARENA_TOKEN": "arena_x"})
+    assert result.returncode == 2
+    assert "refusing to send the token in plaintext to 192.0.2.1:50051" in result.stderr
+    assert "--insecure" in result.stderr

@@ -11,10 +11,13 @@ import typer
 from arena.cli.options import DbOption
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
+from arena.service.policy import Quotas, TournamentLimits
 
 MIB = 1024 * 1024
 _DEFAULTS = ArchiveLimits()
 _SERVICE = ServiceLimits()
+_TOURNAMENTS = TournamentLimits()
+_QUOTAS = Quotas()
 
 
 def serve(
@@ -75,6 +78,24 @@ def serve(
             help="Seconds a reflection stream may stay without a request before it is closed.",
         ),
     ] = _SERVICE.stream_idle_s,
+    max_matches: Annotated[
+        int, typer.Option("--max-matches", help="Most matches one tournament may schedule.")
+    ] = _TOURNAMENTS.max_matches,
+    submissions_per_hour: Annotated[
+        int,
+        typer.Option("--submissions-per-hour", help="Accepted submissions per token per hour."),
+    ] = _QUOTAS.submissions_per_hour,
+    stored_mb_per_token: Annotated[
+        float,
+        typer.Option("--stored-mb-per-token", help="Unpacked bot bytes a token may keep stored."),
+    ] = _QUOTAS.stored_bytes_per_token / MIB,
+    stored_mb: Annotated[
+        float, typer.Option("--stored-mb", help="Unpacked bot bytes stored for everyone together.")
+    ] = _QUOTAS.stored_bytes_total / MIB,
+    running_per_token: Annotated[
+        int,
+        typer.Option("--running-per-token", help="Tournaments one token may have running at once."),
+    ] = _QUOTAS.running_per_token,
     shutdown_grace: Annotated[
         float,
         typer.Option(
@@ -95,6 +116,11 @@ def serve(
 
     if max_archive_mb <= 0 or max_files <= 0 or max_unpacked_mb <= 0 or shutdown_grace < 0:
         raise ArenaError("--max-archive-mb, --max-files and --max-unpacked-mb must be positive")
+    if (
+        min(max_matches, submissions_per_hour, running_per_token) <= 0
+        or min(stored_mb_per_token, stored_mb) <= 0
+    ):
+        raise ArenaError("the quotas and --max-matches must be positive")
     if min(max_streams, max_streams_per_peer) <= 0 or stream_idle_timeout <= 0:
         raise ArenaError(
             "--max-streams, --max-streams-per-peer and --stream-idle-timeout must be positive"
@@ -118,6 +144,14 @@ def serve(
                 max_streams=max_streams,
                 max_streams_per_peer=max_streams_per_peer,
                 stream_idle_s=stream_idle_timeout,
+            ),
+            tournament_limits=dataclasses.replace(_TOURNAMENTS, max_matches=max_matches),
+            quotas=dataclasses.replace(
+                _QUOTAS,
+                submissions_per_hour=submissions_per_hour,
+                stored_bytes_per_token=int(stored_mb_per_token * MIB),
+                stored_bytes_total=int(stored_mb * MIB),
+                running_per_token=running_per_token,
             ),
         )
     )

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+from arena.cli.options import CaFileOption, DbOption, InsecureOption, ServerOption, TokenOption
 from arena.cli.tournament_format import report
 from arena.errors import ArenaError
 
@@ -77,6 +77,7 @@ def run(
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
+    insecure: InsecureOption = False,
 ) -> None:
     """Play every pair of BOTS on N deal seeds, each seed twice with the seats swapped."""
     if server:
@@ -86,7 +87,7 @@ def run(
             server, token, bots=list(bots or []), games=games, concurrency=concurrency,
             seed=seed, move_timeout_ms=move_timeout, time_bank_ms=time_bank, policy=policy,
             max_faults=max_faults, max_hands=max_hands, deals=deals, as_json=as_json,
-            ca_file=ca_file,
+            ca_file=ca_file, insecure=insecure,
         )  # fmt: skip
         return
     from arena.referee import FaultPolicy
@@ -131,6 +132,39 @@ def resume(
 
     with Store.open(db) as store:
         play(store, tournament_id, concurrency, as_json)
+
+
+@app.command()
+def cancel(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament to cancel.")],
+    db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
+    insecure: InsecureOption = False,
+) -> None:
+    """Cancel a tournament: what was played stays recorded, nothing more is played.
+
+    With --server, a running tournament stops at once (its owner's token or an admin's); its
+    matches in play are recorded as aborted, unrated. Locally, a tournament not being played is
+    marked cancelled, so it is never resumed."""
+    if server:
+        from arena.cli import remote
+
+        remote.tournament_cancel(server, token, tournament_id, ca_file, insecure)
+        return
+    from arena.store import Store, TournamentStatus
+
+    with Store.open(db) as store:
+        info = store.get_tournament(tournament_id)
+        if info.status is not TournamentStatus.RUNNING:
+            raise ArenaError(f"tournament {tournament_id} is {info.status.value}, not running")
+        with store.tournament_player_lock(tournament_id):
+            store.set_tournament_status(tournament_id, TournamentStatus.CANCELLED)
+    typer.echo(
+        f"tournament {tournament_id} cancelled: {info.games_done} of {info.games_total} "
+        "matches played and recorded"
+    )
 
 
 @app.command()

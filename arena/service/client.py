@@ -147,6 +147,11 @@ class ArenaClient:
         except grpc.RpcError as exc:
             raise self._error(exc) from None
 
+    def cancel_tournament(self, tournament_id: int) -> pb.Tournament:
+        return self._call(
+            self.stub.CancelTournament, pb.CancelTournamentRequest(id=tournament_id)
+        ).tournament
+
     def list_matches(
         self, *, tournament_id: int = 0, bot: str = "", page_size: int = 0, page_token: str = ""
     ) -> pb.ListMatchesResponse:
