@@ -21,7 +21,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-from test_service import ArenaProcess, arena_cli, bearer, bot_copy, make_token
+from test_service import ArenaProcess, arena_cli, bearer, bot_copy, make_admin_token, make_token
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.arena.v1 import arena_pb2_grpc as pb_grpc
@@ -50,12 +50,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ArenaProc
         )
     yield server, member, admin
     assert server.stop() == 0, "".join(server.lines)
-
-
-def make_admin_token(db: Path, name: str) -> str:
-    result = arena_cli("token", "create", name, "--admin", "--db", str(db))
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
 
 
 def _channel_options() -> list[tuple[str, int]]:
@@ -155,6 +149,7 @@ def _cancel(server: ArenaProcess, token: str, tournament_id: int) -> None:
         )
 
 
+@pytest.mark.slow
 def test_streams_are_capped_per_address_and_idle_ones_closed(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     make_token(db, "x")
@@ -186,11 +181,21 @@ def test_streams_are_capped_per_address_and_idle_ones_closed(tmp_path: Path) -> 
                     with pytest.raises(grpc.aio.AioRpcError) as info:
                         await asyncio.wait_for(call.read(), 10)
                     assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-                # ...which frees their places.
-                again = stub.ServerReflectionInfo()
-                await again.write(reflection_pb2.ServerReflectionRequest(list_services=""))
-                assert (await asyncio.wait_for(again.read(), 10)).list_services_response
-                again.cancel()
+                # ...which frees their places (a moment after the client saw them end).
+                for _ in range(50):
+                    again = stub.ServerReflectionInfo()
+                    await again.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+                    try:
+                        reply = await asyncio.wait_for(again.read(), 10)
+                    except grpc.aio.AioRpcError as exc:
+                        assert exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                        await asyncio.sleep(0.1)
+                        continue
+                    assert reply.list_services_response
+                    again.cancel()
+                    break
+                else:
+                    raise AssertionError("the closed streams' places were never freed")
 
         asyncio.run(attack())
     finally:
@@ -265,6 +270,7 @@ def test_tournament_requests_are_bounded(served: tuple[ArenaProcess, str, str]) 
 # -- secrets and policy --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_server_picks_a_secret_seed_shown_only_when_over(
     served: tuple[ArenaProcess, str, str],
 ) -> None:
@@ -303,6 +309,7 @@ def test_the_server_picks_a_secret_seed_shown_only_when_over(
         assert record.match.seed != 0 and record.decisions
 
 
+@pytest.mark.slow
 def test_members_may_not_pit_other_tokens_bots(
     served: tuple[ArenaProcess, str, str], tmp_path: Path
 ) -> None:
@@ -321,6 +328,7 @@ def test_members_may_not_pit_other_tokens_bots(
     _cancel(server, admin, started.tournament.id)
 
 
+@pytest.mark.slow
 def test_cancel_stops_at_once_and_frees_the_bots(served: tuple[ArenaProcess, str, str]) -> None:
     server, member, _ = served
     other = make_token(server.db, "bystander")
@@ -406,6 +414,7 @@ def test_a_big_manifest_is_refused_before_parsing(
     assert "bot.toml is" in str(info.value.details())
 
 
+@pytest.mark.slow
 def test_submission_quotas(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     token = make_token(db, "q")
@@ -426,6 +435,7 @@ def test_submission_quotas(tmp_path: Path) -> None:
         assert server.stop() == 0, "".join(server.lines)
 
 
+@pytest.mark.slow
 def test_serve_restarts_over_deep_leftovers(tmp_path: Path) -> None:
     """On main, 1,500 nested folders left in bots/.incoming-* stopped `arena serve` starting."""
     db = tmp_path / "arena.db"

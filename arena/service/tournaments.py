@@ -185,11 +185,17 @@ class TournamentManager:
         for spec in request.bots:
             # Only bots the arena knows by name: never a path on the server's file system.
             name, _, version = spec.partition("@")
-            if len(version) > 64 or not version.isprintable():
-                raise ArenaError("a bot version is at most 64 printable characters")
-            check_bot_name(name)
+            try:
+                if len(version) > 64 or not version.isprintable():
+                    raise ArenaError("a bot version is at most 64 printable characters")
+                check_bot_name(name)
+            except ArenaError:
+                shown = spec if len(spec) <= 40 else spec[:40] + "…"
+                raise ArenaError(
+                    f"bad bot {shown!r}: name a submitted bot (name or name@version)"
+                ) from None
             names.append(name)
-        if request.HasField("seed"):
+        if request.HasField("seed") and not caller.admin:
             raise PolicyError(
                 "the server chooses the deal seed of a rated tournament (a seed known in "
                 "advance gives away every hand): leave seed unset"
@@ -227,7 +233,8 @@ class TournamentManager:
             bots=list(request.bots),
             games=games,
             concurrency=concurrency,
-            seed=secret_tournament_seed(),
+            # An admin may replay a known schedule (research); everyone else gets a secret one.
+            seed=request.seed if request.HasField("seed") else secret_tournament_seed(),
             move_timeout_ms=request.move_timeout_ms or None,
             time_bank_ms=request.time_bank_ms,
             policy=FaultPolicy(
