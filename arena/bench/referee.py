@@ -123,7 +123,9 @@ def measure(
         if not compare:
             return {
                 "benchmark": "referee",
-                **measure_matches(bots, concurrency=concurrency, seconds=seconds, matches=matches),
+                **measure_matches(
+                    bots, concurrency=concurrency, seconds=seconds, matches=matches
+                ),
             }
         calls = match_calls()
         per_slice = (seconds or 5.0) / slices

@@ -122,9 +122,7 @@ def run_once(
 
 
 def measure(
-    concurrency: Sequence[int] = (1, 2, 4),
-    games: int = 1,
-    seed: int = 1,
+    concurrency: Sequence[int] = (1, 2, 4), games: int = 1, seed: int = 1,
     move_timeout_ms: int = 2000,
 ) -> dict[str, Any]:
     bots, notes = bench_bots()
@@ -166,7 +164,9 @@ ORDER_BOTS = ("heuristic", "cautious", "random")
 
 def _order_at(records: list[GameRecord], names: list[str], rater: Rater) -> list[str]:
     ratings = rate_in_order(len(names), records, rater)
-    ranked = sorted(range(len(names)), key=lambda i: (-conservative_score(*ratings[i]), names[i]))
+    ranked = sorted(
+        range(len(names)), key=lambda i: (-conservative_score(*ratings[i]), names[i])
+    )
     return [names[i] for i in ranked]
 
 
@@ -187,10 +187,7 @@ def matches_needed(
 
 
 def measure_ordering(
-    rounds: int = 8,
-    tournaments: int = 6,
-    first_seed: int = 100,
-    concurrency: int = 2,
+    rounds: int = 8, tournaments: int = 6, first_seed: int = 100, concurrency: int = 2,
     move_timeout_ms: int = 2000,
 ) -> dict[str, Any]:
     """Real round robins of heuristic, cautious and random, with duplicate and with independent
@@ -224,12 +221,8 @@ def measure_ordering(
                 tid = create_tournament(
                     store,
                     TournamentSettings(
-                        bots=[str(b) for b in bots],
-                        games=rounds,
-                        concurrency=concurrency,
-                        seed=seed,
-                        move_timeout_ms=move_timeout_ms,
-                        deals=mode,
+                        bots=[str(b) for b in bots], games=rounds, concurrency=concurrency,
+                        seed=seed, move_timeout_ms=move_timeout_ms, deals=mode,
                     ),
                 )
                 run_tournament(store, tid)
@@ -273,8 +266,7 @@ def describe_ordering(result: dict[str, Any]) -> str:
         )
         shares = r["share_right_by_matches"]
         lines.append(
-            " " * 13
-            + "share right after m matches: "
+            " " * 13 + "share right after m matches: "
             + "  ".join(f"{m}:{100 * v:.0f}%" for m, v in shares.items())
         )
     return "\n".join(lines)

@@ -125,12 +125,11 @@ def play(
                     running.append(None)
                     failures.append(f"seat {seat} ({names[seat]}): did not start: {exc}")
             if failures:
-                forfeit = None if len(failures) == 2 else (0 if running[0] is None else 1)
+                forfeit = (
+                    None if len(failures) == 2 else (0 if running[0] is None else 1)
+                )
                 result = unplayed_result(
-                    names,
-                    seed=seed,
-                    forfeit_seat=forfeit,
-                    detail="; ".join(failures),
+                    names, seed=seed, forfeit_seat=forfeit, detail="; ".join(failures),
                     rules=rules,
                 )
             else:
@@ -208,11 +207,15 @@ def match(
     if as_json:
         data = result_to_dict(result)
         data["recorded"] = (
-            None if recorded is None else {"sequence": recorded.sequence, "rated": recorded.rated}
+            None
+            if recorded is None
+            else {"sequence": recorded.sequence, "rated": recorded.rated}
         )
         typer.echo(json.dumps(data))
         return
     typer.echo(summary_text(result))
     if recorded is not None:
         rated = "rated" if recorded.rated else "not rated"
-        typer.echo(f"Recorded as match {result.match_id} ({rated}): arena replay {result.match_id}")
+        typer.echo(
+            f"Recorded as match {result.match_id} ({rated}): arena replay {result.match_id}"
+        )

@@ -14,7 +14,9 @@ from arena.cli.options import CaFileOption, DbOption, InsecureOption, ServerOpti
 from arena.cli.tournament_format import report
 from arena.errors import ArenaError
 
-app = typer.Typer(help="Round-robin tournaments: run, resume, show, list.", no_args_is_help=True)
+app = typer.Typer(
+    help="Round-robin tournaments: run, resume, show, list, cancel.", no_args_is_help=True
+)
 
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON object at the end, and no progress.")
@@ -56,7 +58,9 @@ def run(
     ] = 0,
     policy: Annotated[
         str,
-        typer.Option("--policy", help="On a fault: forfeit, or substitute a random legal action."),
+        typer.Option(
+            "--policy", help="On a fault: forfeit, or substitute a random legal action."
+        ),
     ] = "forfeit",
     max_faults: Annotated[
         int, typer.Option("--max-faults", help="Under substitute: faults that forfeit a match.")

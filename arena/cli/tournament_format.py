@@ -30,7 +30,8 @@ def to_json(info: Any, config: Any, standings: Any) -> dict[str, Any]:
             "policy": config.policy.kind,
             "rules": rules.to_dict() if (rules := getattr(config, "rules", None)) else None,
             "bots": [
-                {"name": e.name, "version": e.version, "source": e.source} for e in config.entrants
+                {"name": e.name, "version": e.version, "source": e.source}
+                for e in config.entrants
             ],
         },
         "leaderboard": [r.to_json() for r in standings.leaderboard],
@@ -67,35 +68,15 @@ def print_report(console: Console, info: Any, config: Any, standings: Any) -> No
         "score = mu - 3 sigma"
     )
     board = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
-    for column in (
-        "rank",
-        "bot",
-        "version",
-        "mu",
-        "sigma",
-        "score",
-        "matches",
-        "W",
-        "L",
-        "D",
-        "faults",
-    ):
+    for column in ("rank", "bot", "version", "mu", "sigma", "score", "matches", "W", "L", "D",
+                   "faults"):
         board.add_column(
             column, justify="left" if column in ("bot", "version") else "right", no_wrap=True
         )
     for r in standings.leaderboard:
         board.add_row(
-            str(r.rank),
-            r.bot,
-            r.version,
-            f"{r.mu:.2f}",
-            f"{r.sigma:.2f}",
-            f"{r.score:.2f}",
-            str(r.matches),
-            str(r.wins),
-            str(r.losses),
-            str(r.draws),
-            str(r.faults),
+            str(r.rank), r.bot, r.version, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.score:.2f}",
+            str(r.matches), str(r.wins), str(r.losses), str(r.draws), str(r.faults),
         )
     console.print(board)
 
@@ -104,20 +85,13 @@ def print_report(console: Console, info: Any, config: Any, standings: Any) -> No
         "by more match points in the two, or split; margin: A's points minus B's, all matches"
     )
     h2h = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
-    for column in ("A", "B", "matches", "A W", "B W", "D", "pairs A", "pairs B", "split", "margin"):
+    for column in ("A", "B", "matches", "A W", "B W", "D", "pairs A", "pairs B", "split",
+                   "margin"):
         h2h.add_column(column, justify="left" if column in ("A", "B") else "right", no_wrap=True)
     for h in standings.head_to_head:
         h2h.add_row(
-            h.bot_a,
-            h.bot_b,
-            str(h.matches),
-            str(h.wins_a),
-            str(h.wins_b),
-            str(h.draws),
-            str(h.pairs_won_a),
-            str(h.pairs_won_b),
-            str(h.pairs_split),
-            f"{h.margin_a:+d}",
+            h.bot_a, h.bot_b, str(h.matches), str(h.wins_a), str(h.wins_b), str(h.draws),
+            str(h.pairs_won_a), str(h.pairs_won_b), str(h.pairs_split), f"{h.margin_a:+d}",
         )
     console.print(h2h)
 

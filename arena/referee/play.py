@@ -475,12 +475,7 @@ class _Referee:
             if seat.dead:
                 continue
             req = end_match_request(
-                self.match_id,
-                seat.index,
-                winner,
-                m.scores,
-                len(m.hand_results),
-                termination,
+                self.match_id, seat.index, winner, m.scores, len(m.hand_results), termination,
                 detail,
             )
             # A courtesy: the result is already decided, whatever the bot answers.
@@ -489,7 +484,9 @@ class _Referee:
 
     # -- the result -----------------------------------------------------------------------
 
-    def _result(self, winner: int | None, termination: Termination, detail: str) -> MatchResult:
+    def _result(
+        self, winner: int | None, termination: Termination, detail: str
+    ) -> MatchResult:
         m = self.match
         notes = "; ".join(self.fault_notes)
         if notes:

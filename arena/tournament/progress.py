@@ -56,11 +56,8 @@ class LineReporter(QuietReporter):
     """Off a terminal: no progress, but a bot that cannot play is named, with why, on stderr."""
 
     def bot_failed(self, bot: str, reason: str) -> None:
-        print(
-            f"arena: bot {bot} cannot play: {reason} (its matches are forfeits)",
-            file=sys.stderr,
-            flush=True,
-        )
+        print(f"arena: bot {bot} cannot play: {reason} (its matches are forfeits)",
+              file=sys.stderr, flush=True)
 
 
 class _RateColumn(ProgressColumn):

@@ -124,7 +124,9 @@ def compute_standings(
                 if g.forfeit:
                     forfeits[bot][g.termination] += 1
 
-    order = sorted(range(len(bots)), key=lambda i: (-scores[i], bots[i][0], bots[i][1]))
+    order = sorted(
+        range(len(bots)), key=lambda i: (-scores[i], bots[i][0], bots[i][1])
+    )
     leaderboard = [
         LeaderboardRow(
             rank=rank,
@@ -142,7 +144,8 @@ def compute_standings(
         for rank, i in enumerate(order, start=1)
     ]
     fault_rows = [
-        FaultRow(bots[i][0], faults[i], dict(sorted(forfeits[i].items()))) for i in range(len(bots))
+        FaultRow(bots[i][0], faults[i], dict(sorted(forfeits[i].items())))
+        for i in range(len(bots))
     ]
     return Standings(leaderboard, _head_to_head(bots, games), fault_rows, len(games), total)
 
