@@ -3,13 +3,14 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 NODE_BOT := sample_bots/node_random
+CPP_BOT := sample_bots/cpp_lowest
 
-.PHONY: setup demo test test-fast bench lint proto proto-check clean
+.PHONY: sandbox-tools setup demo test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,ray]'
 	touch $@
 
 $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json
@@ -18,7 +19,26 @@ $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package.json $(NODE_BOT
 proto/node_modules/.package-lock.json: proto/package.json proto/package-lock.json
 	cd proto && npm ci --no-audit --no-fund --loglevel=error
 
-setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json proto/node_modules/.package-lock.json
+# The bot sandbox needs bubblewrap: installed here on Debian/Ubuntu when missing and root.
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; } \
+	  || echo "note: bubblewrap (bwrap) is missing: bots will run without the sandbox (arena doctor)"
+
+setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json proto/node_modules/.package-lock.json sandbox-tools cpp-bot-if-possible
+
+# The C++ sample bot, built by its own Makefile (the arena never builds a bot). Needs g++, make,
+# pkg-config, libgrpc++-dev and protobuf-compiler-grpc; setup skips it, saying so, without them.
+cpp-bot:
+	@$(MAKE) -s -C $(CPP_BOT)
+
+cpp-bot-if-possible:
+	@if command -v g++ >/dev/null && command -v grpc_cpp_plugin >/dev/null \
+	    && pkg-config --exists grpc++ protobuf 2>/dev/null; then \
+	  $(MAKE) cpp-bot --no-print-directory; \
+	else \
+	  echo "setup: C++ sample bot not built (needs g++ pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc)"; \
+	fi
 
 demo: setup
 	$(VENV)/bin/arena demo
@@ -44,4 +64,4 @@ proto: $(VENV)/.installed
 	$(PY) proto/generate.py
 
 clean:
-	rm -rf $(VENV) $(NODE_BOT)/node_modules proto/node_modules .pytest_cache
+	rm -rf $(VENV) $(NODE_BOT)/node_modules proto/node_modules .pytest_cache $(CPP_BOT)/build

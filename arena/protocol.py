@@ -292,6 +292,8 @@ def _fill_info(info: pb.InformationSet, obs: Observation) -> None:
     if obs.tricks:
         _fill_tricks(info.tricks, obs.tricks)
     info.spades_broken = obs.spades_broken
+    if obs.own_put_aside:
+        info.own_put_aside.extend([cards[c] for c in obs.own_put_aside])
 
 
 def info_set(obs: Observation) -> pb.InformationSet:
@@ -301,25 +303,37 @@ def info_set(obs: Observation) -> pb.InformationSet:
     return info
 
 
-def observation_from_pb(info: pb.InformationSet, decision: Decision | None = None) -> Observation:
-    """The engine observation of a protocol information set, as asked of ``info.seat``.
+_SEAT_VIEWS: dict[tuple[bytes, bool], SeatView] = {}
+"""Decoded seats by their wire bytes: a seat changes a few times a hand, and is asked for at
+every decision."""
 
-    Raises MalformedMessageError for a malformed card or seat list, InvalidRuleSetError for
-    rules that cannot be played."""
-    seats = tuple(
-        SeatView(
+
+def _seat_view(s: pb.SeatState, public: bool) -> SeatView:
+    key = (s.SerializeToString(deterministic=True), public)
+    view = _SEAT_VIEWS.get(key)
+    if view is None:
+        view = SeatView(
             score=s.score,
             bags=s.bags,
             bid=s.bid if s.HasField("bid") else None,
             double_nil=s.double_nil,
             tricks_won=s.tricks_won,
             cards_exchanged=s.cards_exchanged if s.HasField("cards_exchanged") else None,
-            draw_choices=tuple(c == _KEEP for c in s.draw_choices)
-            if info.rules.draw_decision_public
-            else None,
+            draw_choices=tuple(c == _KEEP for c in s.draw_choices) if public else None,
         )
-        for s in info.seats
-    )
+        if len(_SEAT_VIEWS) >= 16384:
+            _SEAT_VIEWS.clear()
+        _SEAT_VIEWS[key] = view
+    return view
+
+
+def observation_from_pb(info: pb.InformationSet, decision: Decision | None = None) -> Observation:
+    """The engine observation of a protocol information set, as asked of ``info.seat``.
+
+    Raises MalformedMessageError for a malformed card or seat list, InvalidRuleSetError for
+    rules that cannot be played."""
+    public = info.rules.draw_decision_public
+    seats = tuple([_seat_view(s, public) for s in info.seats])
     if len(seats) != 2:
         raise MalformedMessageError(f"an information set needs 2 seats, got {len(seats)}")
     return Observation(
@@ -338,6 +352,7 @@ def observation_from_pb(info: pb.InformationSet, decision: Decision | None = Non
         seats=(seats[0], seats[1]),
         tricks=_tricks_from_pb(info.tricks),
         spades_broken=info.spades_broken,
+        own_put_aside=cards_from_pb(info.own_put_aside, "put-aside card"),
     )
 
 

@@ -32,6 +32,9 @@ from arena.errors import ArenaError
 
 CONSERVATIVE_K = 3.0
 """The leaderboard ranks by mu - 3 sigma: the skill the bot has with about 99% confidence."""
+INTERVAL_Z = 1.959963984540054
+"""The leaderboard shows mu ± 1.96 sigma: the skill's 95 % interval under TrueSkill's Gaussian
+belief (the two-sided 95 % quantile of the normal law)."""
 
 
 class RatingConfigError(ArenaError):
@@ -142,3 +145,8 @@ class Rater:
 def conservative_score(mu: float, sigma: float) -> float:
     """TrueSkill's ``expose`` with the leaderboard's fixed k = 3: mu - 3 sigma."""
     return mu - CONSERVATIVE_K * sigma
+
+
+def skill_interval(mu: float, sigma: float) -> tuple[float, float]:
+    """The 95 % interval of a bot's skill: mu ± 1.96 sigma."""
+    return mu - INTERVAL_Z * sigma, mu + INTERVAL_Z * sigma

@@ -25,7 +25,13 @@ def generate(out: Path) -> None:
     import grpc_tools
     from grpc_tools import protoc
 
-    protos = sorted(str(p.relative_to(PROTO_DIR)) for p in PROTO_DIR.rglob("*.proto"))
+    # Only the arena's own packages: grpc/health/v1 is shipped for bot authors, and Python has
+    # it from grpcio-health-checking (a second copy would clash in the descriptor pool).
+    protos = sorted(
+        str(p.relative_to(PROTO_DIR))
+        for package in PACKAGES
+        for p in (PROTO_DIR / package).rglob("*.proto")
+    )
     include = Path(grpc_tools.__file__).parent / "_proto"
     args = [
         "protoc",

@@ -87,3 +87,20 @@ class BotProcess:
             self.proc.wait()
         if self.proc.stderr is not None:
             self.proc.stderr.close()
+
+
+def standalone_bot(source: Path, into: Path) -> Path:
+    """A self-contained copy of a test bot whose manifest runs a sibling's script
+    (``../hostile/bot.py``): the script is copied in. A tournament runs each bot from a copy of
+    its own directory alone, and the sandbox shows a bot nothing else."""
+    import re
+    import shutil
+
+    target = into / source.name
+    shutil.copytree(source, target)
+    manifest = (target / "bot.toml").read_text()
+    for folder, file in re.findall(r'"\.\./([A-Za-z0-9_]+)/([A-Za-z0-9_.]+)"', manifest):
+        shutil.copy(source.parent / folder / file, target / file)
+        manifest = manifest.replace(f'"../{folder}/{file}"', f'"{file}"')
+    (target / "bot.toml").write_text(manifest)
+    return target

@@ -19,6 +19,11 @@ import pytest
 if TYPE_CHECKING:
     from arena.referee.record import MatchResult
 
+# The tests of the plain runtime, the referee and tournaments start their bots as plain
+# supervised processes (many test bots share code from a sibling directory, which the sandbox
+# does not show them); tests/test_sandbox*.py ask for the sandbox explicitly.
+os.environ.setdefault("ARENA_SANDBOX", "off")
+
 POSTGRES_ENV = "ARENA_TEST_POSTGRES_URL"
 POSTGRES_HOWTO = (
     f"PostgreSQL tests skipped: set {POSTGRES_ENV}=postgresql+psycopg://USER@HOST:PORT/DB "

@@ -215,6 +215,39 @@ def test_build_request_for_each_decision() -> None:
     assert len(req.info.hand) == 13 and req.info.seats[0].double_nil
 
 
+def test_requests_after_her_exchange_carry_her_own_put_aside_cards() -> None:
+    """Information set: a Double Nil bidder's own put-aside cards (R-3.4), in every later
+    request of the hand and in no request of the opponent's."""
+    m = double_nil_match()
+    before = protocol.build_request(Decision.EXCHANGE, "x", m.observation(0), [], CLOCK)
+    assert list(before.info.own_put_aside) == []
+    aside = m.hand(0)[-3:]
+    m.apply(aside)
+    asked = 0
+    while m.decision is not None and m.hand_number == 1:
+        seat = m.to_act
+        assert seat is not None
+        obs = m.observation(seat)
+        legal = m.legal_actions() if m.decision in (Decision.PLAY, Decision.BID) else []
+        req = protocol.build_request(m.decision, "x", obs, legal, CLOCK)
+        got = tuple(protocol.card_from_pb(c) for c in req.info.own_put_aside)
+        assert got == (aside if seat == 0 else ())
+        back = protocol.observation_from_pb(req.info, m.decision)
+        assert back.own_put_aside == got and back == obs
+        asked += seat == 0
+        m.apply(m.legal_actions()[0])
+    assert asked == 13  # her 13 plays (a Double Nil bidder makes no bid)
+
+
+def test_a_malformed_put_aside_card_is_malformed() -> None:
+    m = double_nil_match()
+    m.apply(m.hand(0)[:1])
+    info = protocol.info_set(m.observation(0))
+    info.own_put_aside.add(suit=pb.SUIT_UNSPECIFIED, rank=pb.RANK_TWO)
+    with pytest.raises(protocol.MalformedMessageError, match="put-aside card"):
+        protocol.observation_from_pb(info)
+
+
 def test_the_clock_is_clamped_to_what_int32_milliseconds_can_say() -> None:
     class Clock:
         move_time_ms = -5

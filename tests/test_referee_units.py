@@ -121,6 +121,34 @@ def test_wire_encoder_equals_the_protocol_reference(seed: int) -> None:
     assert {Decision.DRAW, Decision.BID, Decision.PLAY} <= seen
 
 
+def test_wire_encoder_carries_the_own_put_aside_cards() -> None:
+    """A Double Nil bidder's own put-aside cards reach her on the fast path too (R-3.4)."""
+    m = Match(5)
+    encoder = RequestEncoder("dn", m.rules)
+    clock = SeatClock(ClockConfig())
+    aside: tuple[int, ...] = ()
+    checked = 0
+    while m.hand_number == 1:
+        decision, seat = m.decision, m.to_act
+        assert decision is not None and seat is not None
+        obs = m.observation(seat)
+        legal = m.legal_actions() if decision in (Decision.PLAY, Decision.BID) else ()
+        expected = build_request(decision, "dn", obs, legal, clock)
+        got = RPCS[decision].request_type.FromString(encoder.encode(decision, obs, legal, clock))
+        assert got == expected, decision
+        if seat == 0 and aside:
+            assert len(got.info.own_put_aside) == 3
+            checked += 1
+        if decision is Decision.DOUBLE_NIL:
+            m.apply(seat == 0)
+        elif decision is Decision.EXCHANGE:
+            aside = m.hand(0)[:3]
+            m.apply(aside)
+        else:
+            m.apply(m.legal_actions()[0])
+    assert checked == 13
+
+
 def test_wire_encoder_negative_scores() -> None:
     """Negative int32 scores take ten bytes on the wire; parse them back."""
     rng = random.Random(1)

@@ -36,7 +36,7 @@ def choose(m: Match, rng: random.Random, modest: bool):
 
 
 def observed_cards(obs: Observation) -> set[int]:
-    cards = set(obs.hand) | set(obs.own_discards)
+    cards = set(obs.hand) | set(obs.own_discards) | set(obs.own_put_aside)
     if obs.looking_at is not None:
         cards.add(obs.looking_at)
     for trick in obs.tricks:
@@ -81,6 +81,7 @@ def test_random_matches_keep_every_invariant(seed: int, rules: RuleSet, play_see
             assert obs.stock_size == len(m.stock) - (decision is Decision.DRAW)
             assert observed_cards(obs) - set(obs.hand) <= known[s], "a hidden card leaked"
             assert (obs.looking_at is not None) == (s == seat and decision is Decision.DRAW)
+            assert obs.own_put_aside == m.set_aside[s]  # her own, never the other's
             for view in obs.seats:
                 assert (view.draw_choices is not None) == rules.draw_decision_public
                 assert view.cards_exchanged is None or 0 <= view.cards_exchanged <= 3

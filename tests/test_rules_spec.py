@@ -471,6 +471,30 @@ def test_r_3_4_exchange_draws_from_the_pile_and_sets_cards_aside():
     assert m.observation(1).seats[1].cards_exchanged is None
 
 
+def test_r_3_4_a_double_nil_bidder_sees_her_own_put_aside_cards():
+    """Information set: her own put-aside cards are hers to know, never the opponent's."""
+    m = _exchange_position()
+    assert m.observation(0).own_put_aside == () == m.observation(1).own_put_aside
+    hand = m.hand(0)
+    aside = (hand[5], hand[0], hand[9])
+    m.apply(aside)
+    mine, theirs = m.observation(0), m.observation(1)
+    assert mine.own_put_aside == tuple(sorted(aside))
+    assert theirs.own_put_aside == () and theirs.seats[0].cards_exchanged == 3
+    assert not set(aside) & set(mine.hand)
+    while m.decision is not Decision.PLAY:
+        m.apply(m.legal_actions()[0])
+    play_hand(m)  # kept for the whole hand, then the next hand starts afresh (R-7.2)
+    assert m.hand_results[0].double_nil == (True, False)
+    assert m.observation(0).own_put_aside == ()
+
+
+def test_r_3_4_an_empty_exchange_puts_nothing_aside():
+    m = _exchange_position()
+    m.apply(())
+    assert m.observation(0).own_put_aside == () and m.observation(0).seats[0].cards_exchanged == 0
+
+
 def test_r_3_4_at_most_three_distinct_cards_of_the_hand():
     m = _exchange_position()
     hand = m.hand(0)
@@ -673,16 +697,47 @@ def test_r_5_2_set():
 def test_r_5_3_nil():
     assert hand_points(0, False, 0) == (100, 0)
     assert hand_points(0, False, 3) == (-100, 0)
-    assert hand_points(0, False, 3, nil_tricks_count_as_bags=True) == (-97, 3)
+    assert hand_points(0, False, 0, nil_tricks_count_as_bags=True) == (100, 0)
+
+
+def test_r_5_3_nil_tricks_as_bags_are_bags_and_no_points():
+    """R-5.3's example: a failed Nil with 2 tricks scores exactly -100 and brings 2 bags."""
+    assert hand_points(0, False, 2, nil_tricks_count_as_bags=True) == (-100, 2)
+    assert hand_points(0, False, 13, nil_tricks_count_as_bags=True) == (-100, 13)
     rules = RuleSet(nil_tricks_count_as_bags=True)
     result = play_hand(Match.from_stocks([tricks_stock(1, 2)], rules), bids=(0, 11))
-    assert result.points == (-98, 110) and result.bags == (2, 0)
+    assert result.points == (-100, 110) and result.bags == (2, 0)
+    assert result.scores == (-100, 110)
+    default = play_hand(Match.from_stocks([tricks_stock(1, 2)]), bids=(0, 11))
+    assert default.points == (-100, 110) and default.bags == (0, 0)
+
+
+def test_r_5_3_nil_bags_can_bring_on_the_sandbag_penalty():
+    """R-5.3 with R-5.5: the Nil tricks, as bags, reach 10 and cost 100 in the same hand."""
+    rules = RuleSet(nil_tricks_count_as_bags=True)
+    m = Match.from_stocks([tricks_stock(1, 8), tricks_stock(2, 3)], rules)
+    first = play_hand(m, bids=(1, 1))  # seat 0: bid 1 won 8, 7 bags
+    assert (first.points[0], first.bags[0]) == (17, 7)
+    second = play_hand(m, bids=(0, 1))  # seat 0: Nil, 3 tricks: 3 more bags
+    assert second.points[0] == -100 and second.bag_penalties[0] == -100
+    assert second.bags[0] == 0 and second.scores[0] == 17 - 100 - 100
 
 
 def test_r_5_4_double_nil():
     assert hand_points(0, True, 0) == (200, 0)
     assert hand_points(0, True, 1) == (-200, 0)
-    assert hand_points(0, True, 1, nil_tricks_count_as_bags=True) == (-199, 1)
+    assert hand_points(0, True, 0, nil_tricks_count_as_bags=True) == (200, 0)
+
+
+def test_r_5_4_failed_double_nil_with_bags_scores_exactly_minus_200():
+    """The same choice as R-5.3: a failed Double Nil with 6 tricks is -200 and 6 bags."""
+    assert hand_points(0, True, 1, nil_tricks_count_as_bags=True) == (-200, 1)
+    assert hand_points(0, True, 6, nil_tricks_count_as_bags=True) == (-200, 6)
+    rules = RuleSet(nil_tricks_count_as_bags=True)
+    m = Match.from_stocks([tricks_stock(1, 6)], rules)
+    result = play_hand(m, bids=(0, 7), double_nil=(True, False))
+    assert result.double_nil == (True, False) and result.tricks_won == (6, 7)
+    assert result.points == (-200, 70) and result.bags == (6, 0)
 
 
 def test_r_5_5_sandbag_penalty_with_carry_over():

@@ -38,7 +38,9 @@ def test_minimal_manifest_gets_the_defaults(tmp_path: Path) -> None:
     assert manifest.limits.memory_mb == 1024
     assert manifest.limits.cpu_seconds is None
     assert manifest.limits.address_space_mb is None
-    assert manifest.limits.max_processes is None
+    assert manifest.limits.processes == 256
+    assert manifest.limits.cpus == 1.0
+    assert manifest.limits.disk_mb == 64
     assert manifest.limits.startup_timeout_s == 10.0
     assert dict(manifest.env) == {}
 
@@ -53,7 +55,9 @@ command = ["node", "bot.js", "--listen", "{address}"]
 memory_mb = 512
 address_space_mb = 4096
 cpu_seconds = 1.5
-max_processes = 64
+processes = 64
+cpus = 0.5
+disk_mb = 16
 startup_timeout_s = 3
 
 [env]
@@ -66,7 +70,9 @@ NODE_OPTIONS = "--max-old-space-size=256"
         memory_mb=512,
         address_space_mb=4096,
         cpu_seconds=1.5,
-        max_processes=64,
+        processes=64,
+        cpus=0.5,
+        disk_mb=16,
         startup_timeout_s=3.0,
     )
     assert dict(manifest.env) == {"NODE_OPTIONS": "--max-old-space-size=256"}
@@ -79,11 +85,17 @@ NODE_OPTIONS = "--max-old-space-size=256"
 
 
 def test_zero_means_no_limit(tmp_path: Path) -> None:
-    text = MINIMAL + "[limits]\nmemory_mb = 0\ncpu_seconds = 0\nmax_processes = 0\n"
+    text = MINIMAL + "[limits]\nmemory_mb = 0\ncpu_seconds = 0\nprocesses = 0\ncpus = 0\n"
     limits = load_manifest(write_manifest(tmp_path / "b", text)).limits
     assert limits.memory_mb is None
     assert limits.cpu_seconds is None
-    assert limits.max_processes is None
+    assert limits.processes is None
+    assert limits.cpus is None
+
+
+def test_max_processes_is_the_former_name_of_processes(tmp_path: Path) -> None:
+    text = MINIMAL + "[limits]\nmax_processes = 32\n"
+    assert load_manifest(write_manifest(tmp_path / "b", text)).limits.processes == 32
 
 
 def test_placeholders_are_filled_inside_arguments(tmp_path: Path) -> None:
@@ -157,6 +169,42 @@ BAD_MANIFESTS = {
         "limits.startup_timeout_s",
         "positive",
     ),
+    # Numbers out of range: each once crashed the arena or a whole tournament.
+    "startup timeout nan": (
+        MINIMAL + "[limits]\nstartup_timeout_s = nan\n", "limits.startup_timeout_s", "finite"
+    ),
+    "startup timeout inf": (
+        MINIMAL + "[limits]\nstartup_timeout_s = inf\n", "limits.startup_timeout_s", "finite"
+    ),
+    "startup timeout huge": (
+        MINIMAL + "[limits]\nstartup_timeout_s = 2000000\n", "limits.startup_timeout_s", "at most"
+    ),
+    "startup timeout 1e9": (
+        MINIMAL + "[limits]\nstartup_timeout_s = 1e9\n", "limits.startup_timeout_s", "at most 300"
+    ),
+    "cpu seconds nan": (MINIMAL + "[limits]\ncpu_seconds = nan\n", "limits.cpu_seconds", "finite"),
+    "cpu seconds -inf": (
+        MINIMAL + "[limits]\ncpu_seconds = -inf\n", "limits.cpu_seconds", "finite"
+    ),
+    "memory huge": (
+        MINIMAL + "[limits]\nmemory_mb = 9223372036854775807\n", "limits.memory_mb", "at most"
+    ),
+    "processes huge": (MINIMAL + "[limits]\nprocesses = 10000000\n", "limits.processes", "at most"),
+    "processes negative": (MINIMAL + "[limits]\nprocesses = -1\n", "limits.processes", "positive"),
+    "processes twice": (
+        MINIMAL + "[limits]\nprocesses = 1\nmax_processes = 2\n", "limits.max_processes", "one"
+    ),
+    "cpus nan": (MINIMAL + "[limits]\ncpus = nan\n", "limits.cpus", "finite"),
+    "cpus huge": (MINIMAL + "[limits]\ncpus = 1e6\n", "limits.cpus", "at most"),
+    "cpus a string": (MINIMAL + '[limits]\ncpus = "2"\n', "limits.cpus", "number"),
+    "disk zero": (MINIMAL + "[limits]\ndisk_mb = 0\n", "limits.disk_mb", "positive"),
+    "disk a float": (MINIMAL + "[limits]\ndisk_mb = 1.5\n", "limits.disk_mb", "integer"),
+    "disk huge": (MINIMAL + "[limits]\ndisk_mb = 100000000\n", "limits.disk_mb", "at most"),
+    "no network key": (MINIMAL + "[limits]\nnetwork = true\n", "limits.network", "unknown key"),
+    "NUL in env": (MINIMAL + '[env]\nA = "x\\u0000y"\n', "env.A", "NUL"),
+    "NUL in command": ('name = "b"\ncommand = ["bot", "a\\u0000"]\n', "command[1]", "NUL"),
+    "NUL in version": (MINIMAL + 'version = "1\\u0000"\n', "version", "NUL"),
+    "env value huge": (MINIMAL + f'[env]\nA = "{"x" * 40000}"\n', "env.A", "longer than"),
     "env not a table": (MINIMAL + 'env = "A=1"\n', "env", "table"),
     "env value not a string": (MINIMAL + "[env]\nDEPTH = 3\n", "env.DEPTH", "string"),
     "env bad name": (MINIMAL + '[env]\n"A-B" = "1"\n', "env.A-B", "not a valid"),

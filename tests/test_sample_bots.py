@@ -37,9 +37,28 @@ def test_every_sample_bot_has_a_manifest_in_the_documented_format() -> None:
         assert manifest["name"] == d.name
         command = manifest["command"]
         assert isinstance(command, list) and all(isinstance(a, str) for a in command)
-        assert (d / command[-1]).is_file()
+        if command[0].startswith("./"):  # a compiled bot: its Makefile builds the program
+            assert Path(command[0]).name in (d / "Makefile").read_text()
+        else:
+            assert (d / command[-1]).is_file()
         if d.name in PYTHON_BOTS:
             assert command == ["{python}", "bot.py"]
+
+
+def test_a_compiled_sample_bot_not_yet_built_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    from arena.tournament.entrants import sample_bot_unavailable
+
+    bot = tmp_path / "cpp_lowest"
+    bot.mkdir()
+    for name in ("bot.toml", "bot.cc", "Makefile"):
+        (bot / name).write_bytes((SAMPLES / "cpp_lowest" / name).read_bytes())
+    why = sample_bot_unavailable(bot)
+    assert why is not None and "./build/cpp_lowest is not built" in why and "make" in why
+    (bot / "build").mkdir()
+    (bot / "build" / "cpp_lowest").write_text("#!/bin/sh\n")
+    assert sample_bot_unavailable(bot) is not None  # not executable: still not built
+    (bot / "build" / "cpp_lowest").chmod(0o755)
+    assert sample_bot_unavailable(bot) is None
 
 
 def test_the_runtime_reads_every_sample_manifest() -> None:

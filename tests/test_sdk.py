@@ -115,6 +115,20 @@ def test_the_view_of_a_request_is_the_engine_observation() -> None:
             assert view.max_cards == 3
 
 
+def test_the_view_shows_the_own_put_aside_cards_and_counts_them_seen() -> None:
+    m = Match(5)
+    while m.decision is not Decision.EXCHANGE:
+        m.apply(m.to_act == 0 if m.decision is Decision.DOUBLE_NIL else m.legal_actions()[0])
+    aside = m.hand(0)[:3]
+    m.apply(aside)
+    while m.to_act != 0:
+        m.apply(m.legal_actions()[0])
+    req = protocol.build_request(m.decision, "dn", m.observation(0), m.legal_actions(), CLOCK)
+    view = view_of(m.decision, req)
+    assert view.own_put_aside == aside and view.observation == m.observation(0)
+    assert not set(aside) & set(view.unseen)
+
+
 def test_default_bot_answers_are_legal() -> None:
     handler = BotHandler(Bot())
     for decision in Decision:

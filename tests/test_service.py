@@ -28,12 +28,18 @@ from test_archive import BAD_ARCHIVES, TEST_LIMITS, make_tar
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.arena.v1 import arena_pb2_grpc as pb_grpc
+from arena.sandbox import probe
 from arena.service.archive import pack_directory
 from arena.service.client import ArenaClient, RemoteError
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "sample_bots" / "random"
 MIB = 1024 * 1024
+
+
+# The server runs submitted bots in the sandbox where this host has one (as a real server
+# would), and says it is insecure where it has none.
+SANDBOX_ARGS = ("--sandbox", "on") if probe().sandbox else ("--insecure-no-sandbox",)
 
 
 class ArenaProcess:
@@ -46,7 +52,7 @@ class ArenaProcess:
         self.address = ""
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--db", str(db),
-             *args],
+             *SANDBOX_ARGS, *args],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -421,6 +427,31 @@ def test_tls(tmp_path: Path) -> None:
         board = arena_cli("ratings", "--server", server.address, "--ca-file", str(cert), "--json")
         assert board.returncode == 0, board.stderr
         assert json.loads(board.stdout) == []
+    finally:
+        assert server.stop() == 0
+
+
+def test_serve_refuses_to_run_bots_without_the_sandbox_unless_told(tmp_path: Path) -> None:
+    result = arena_cli("serve", "--db", str(tmp_path / "x.db"), "--sandbox", "off")
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        "arena: error: arena serve runs submitted bots, and will not without the sandbox "
+        "(--sandbox off)"
+    )
+    assert "--insecure-no-sandbox" in result.stderr
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_an_insecure_server_says_so_at_start_up(tmp_path: Path) -> None:
+    server = ArenaProcess(tmp_path / "x.db", "--sandbox", "off", "--insecure-no-sandbox")
+    try:
+        deadline = time.monotonic() + 30
+        while not any("WITHOUT" in line for line in server.lines):
+            assert time.monotonic() < deadline, server.lines
+            time.sleep(0.05)
+        said = "".join(server.lines)
+        warning = "WARNING: bots run WITHOUT the sandbox (--sandbox off; --insecure-no-sandbox)"
+        assert warning in said
     finally:
         assert server.stop() == 0
 

@@ -148,3 +148,37 @@ def test_match_record_round_trips_through_messages() -> None:
 )
 def test_every_decision_kind_round_trips(record: DecisionRecord) -> None:
     assert decision_from_pb(decision_to_pb(record)) == record
+
+
+def test_standings_carry_the_intervals() -> None:
+    """GetLeaderboard and tournament standings: mu ± 1.96 sigma, the head-to-head score with
+    its interval and the number of pairs (additive fields; unset when no pair is complete)."""
+    from arena.ratings import Rater, RatingConfig
+    from arena.service.convert import leaderboard_row_to_pb, standings_from_pb, standings_to_pb
+    from arena.tournament import GameRecord, compute_standings
+
+    games = [
+        GameRecord(index=i, pair_id=i // 2, seats=(0, 1) if i % 2 == 0 else (1, 0),
+                   winner=0 if i % 4 == 0 else 1, scores=(500, 300), termination="target_reached",
+                   faults=(0, 0))
+        for i in range(8)
+    ]  # fmt: skip
+    standings = compute_standings([("a", "1"), ("b", "1")], games, Rater(RatingConfig()), 8)
+    h = standings.head_to_head[0]
+    assert h.pairs == 4 and h.score_a is not None
+    assert h.score_a_low is not None and h.score_a_high is not None
+    assert h.score_a_low < h.score_a < h.score_a_high
+    msg = standings_to_pb(standings)
+    assert msg.head_to_head[0].pairs == 4
+    assert msg.head_to_head[0].score_a == h.score_a
+    assert standings_from_pb(msg, 8, 8).head_to_head == standings.head_to_head
+    row = standings.leaderboard[0]
+    entry = leaderboard_row_to_pb(row)
+    assert (entry.mu_low, entry.mu_high) == (row.mu_low, row.mu_high)
+    assert entry.mu_low == pytest.approx(row.mu - 1.959964 * row.sigma)
+
+    empty = compute_standings([("a", "1"), ("b", "1")], games[:1], Rater(RatingConfig()), 8)
+    msg = standings_to_pb(empty)
+    assert msg.head_to_head[0].pairs == 0
+    assert not msg.head_to_head[0].HasField("score_a")
+    assert standings_from_pb(msg, 1, 8).head_to_head[0].score_a is None

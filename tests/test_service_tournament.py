@@ -129,12 +129,13 @@ def test_cli_tournament_ratings_and_replay(served: tuple[ArenaProcess, str]) -> 
     env = {"ARENA_SERVER": server.address, "ARENA_TOKEN": token}
     run = arena_cli(
         "tournament", "run", "alpha", "beta", "--games", "1", "--seed", "5", "--max-hands", "3",
-        "--json", env=env,
+        "--rules", "draw_decision_public=true", "--json", env=env,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["tournament"]["done"] == report["tournament"]["total"] == 2
     assert report["tournament"]["rules"]["max_hands"] == 3  # the options reach the server
+    assert report["tournament"]["rules"]["draw_decision_public"] is True
     assert report["tournament"]["status"] == "finished"
     assert {r["bot"] for r in report["leaderboard"]} == {"alpha", "beta"}
     assert report["head_to_head"][0]["matches"] == 2

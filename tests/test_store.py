@@ -295,6 +295,8 @@ def test_leaderboard_ranks_by_conservative_score(store: Store, make_result: Make
     board = store.leaderboard()
     assert [(r.rank, r.bot) for r in board] == [(1, "bot0"), (2, "bot1")]  # idle: no matches
     assert board[0].score == pytest.approx(board[0].mu - 3 * board[0].sigma)
+    assert board[0].mu_low == pytest.approx(board[0].mu - 1.959964 * board[0].sigma)
+    assert board[0].mu_high == pytest.approx(board[0].mu + 1.959964 * board[0].sigma)
     assert board[0].score > board[1].score
     everyone = store.leaderboard(min_matches=0)
     assert {r.bot for r in everyone} == {"bot0", "bot1", "bot2"}
@@ -307,6 +309,8 @@ def test_leaderboard_ranks_by_conservative_score(store: Store, make_result: Make
         "mu",
         "sigma",
         "score",
+        "mu_low",
+        "mu_high",
         "matches",
         "wins",
         "losses",

@@ -24,6 +24,8 @@ EXPECTED_KEYS = [
     "mu",
     "sigma",
     "score",
+    "mu_low",
+    "mu_high",
     "matches",
     "wins",
     "losses",
@@ -93,6 +95,8 @@ def test_ratings_table(db_url: str, make_result: MakeResult) -> None:
         "version",
         "mu",
         "sigma",
+        "95%",
+        "interval",
         "score",
         "matches",
         "W",
@@ -101,6 +105,10 @@ def test_ratings_table(db_url: str, make_result: MakeResult) -> None:
         "faults",
     ]
     assert first.split()[:3] == ["1", "strong", "2.1"]
+    mu, sigma, low, high = first.split()[3:7]
+    # the 95% interval, mu ± 1.96 sigma, from the rounded figures
+    assert abs(float(low.strip("[,")) - (float(mu) - 1.96 * float(sigma))) <= 0.011
+    assert abs(float(high.strip("]")) - (float(mu) + 1.96 * float(sigma))) <= 0.011
     assert second.split()[-1] == "3"  # weak's faults
 
 

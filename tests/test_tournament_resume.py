@@ -137,4 +137,10 @@ def test_resume_after_sigkill_at_random_points(tmp_path: Path) -> None:
     assert got == outcomes(ref_url), kills
     assert resumed["leaderboard"] == reference["leaderboard"], kills
     assert resumed["head_to_head"] == reference["head_to_head"]
+    # The arena's global ratings too (rating_order.py), and --recompute gives them again.
+    with Store.open(url) as killed, Store.open(ref_url) as never:
+        board = [r.to_json() for r in killed.leaderboard()]
+        assert board == [r.to_json() for r in never.leaderboard()], kills
+        killed.recompute_ratings()
+        assert [r.to_json() for r in killed.leaderboard()] == board
     assert resumed["tournament"]["status"] == "finished"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bot_process import standalone_bot
 
 from arena.referee import Termination
 from arena.runtime import start_bot
@@ -137,7 +138,9 @@ def test_each_bot_is_started_once_and_matches_run_at_once(sqlite_url: str) -> No
 
 @pytest.mark.slow
 def test_final_ratings_do_not_depend_on_concurrency(tmp_path: Path) -> None:
-    """K = 1 and K = 3 finish matches in different orders; the standings are the same."""
+    """K = 1 and K = 3 finish matches in different orders; the standings are the same, and so
+    are the arena's global ratings (applied by tournament, then schedule position), which
+    ``--recompute`` gives again."""
     results = []
     for k in (1, 3):
         url = f"sqlite:///{tmp_path / f'k{k}.db'}"
@@ -145,12 +148,16 @@ def test_final_ratings_do_not_depend_on_concurrency(tmp_path: Path) -> None:
         outcomes = sorted(
             (m.match_id, m.winner, m.scores, m.hands_played, m.decision_count) for m in matches
         )
-        results.append((standings.leaderboard, standings.head_to_head, outcomes))
+        with Store.open(url) as store:
+            board = [r.to_json() for r in store.leaderboard()]
+            store.recompute_ratings()
+            assert [r.to_json() for r in store.leaderboard()] == board
+        results.append((standings.leaderboard, standings.head_to_head, outcomes, board))
     assert results[0] == results[1]
 
 
-def test_a_bot_that_cannot_start_forfeits_its_matches(sqlite_url: str) -> None:
-    broken = str(TEST_BOTS / "runtime_exits_at_once")
+def test_a_bot_that_cannot_start_forfeits_its_matches(sqlite_url: str, tmp_path: Path) -> None:
+    broken = str(standalone_bot(TEST_BOTS / "runtime_exits_at_once", tmp_path))
     done = arena(
         "tournament", "run", str(SAMPLES / "random"), str(SAMPLES / "heuristic"), broken,
         "-n", "1", "--seed", "4", "--move-timeout", MOVE_MS, "--db", sqlite_url, "--json",
@@ -172,7 +179,7 @@ def test_a_bot_that_cannot_start_forfeits_its_matches(sqlite_url: str) -> None:
             assert m.hands_played == 0
             # It says which bot and why (the runtime's reason: it exited during start-up).
             assert "runtime_exits_at_once could not start" in m.detail
-            assert "exit" in m.detail
+            assert "exit code 3" in m.detail
         else:
             assert m.termination in (Termination.TARGET_REACHED, Termination.HAND_LIMIT)
 
@@ -193,10 +200,12 @@ def test_a_bot_that_cannot_start_is_named_with_why(sqlite_url: str) -> None:
     assert "no start" in fault_table
 
 
-def test_a_bot_that_keeps_crashing_is_restarted_a_few_times(sqlite_url: str) -> None:
+def test_a_bot_that_keeps_crashing_is_restarted_a_few_times(
+    sqlite_url: str, tmp_path: Path
+) -> None:
     from arena.tournament.workers import MAX_RESTARTS
 
-    bots = [str(TEST_BOTS / "hostile_crash"), str(SAMPLES / "random")]
+    bots = [str(standalone_bot(TEST_BOTS / "hostile_crash", tmp_path)), str(SAMPLES / "random")]
     _, (standings, matches) = _run(sqlite_url, bots, games=4, seed=5, concurrency=1)
     assert len(matches) == 8
     crashed = [m for m in matches if m.termination is Termination.FORFEIT_CRASH]
@@ -313,6 +322,8 @@ def test_demo_plays_the_sample_bots(sqlite_url: str) -> None:
     assert {"random", "heuristic", "cautious"} <= names
     node_ready = (SAMPLES / "node_random" / "node_modules").is_dir() and shutil.which("node")
     assert ("node_random" in names) == bool(node_ready)
+    cpp_built = os.access(SAMPLES / "cpp_lowest" / "build" / "cpp_lowest", os.X_OK)
+    assert ("cpp_lowest" in names) == cpp_built
     n = len(names)
     assert (t["status"], t["done"], t["total"]) == ("finished", n * (n - 1), n * (n - 1))
     assert t["rules"]["max_hands"] == 50

@@ -15,7 +15,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from arena.bench.transport import bench_bots, cpu_meter, match_calls, measure_calls
+from arena.bench.transport import (
+    bench_bots,
+    cpu_meter,
+    match_calls,
+    measure_calls,
+    measure_session_calls,
+)
 from arena.errors import ArenaError
 from arena.referee import play_match
 
@@ -27,6 +33,7 @@ def measure_matches(
     seconds: float | None,
     matches: int | None,
     first_seed: int = 1,
+    sessions: bool = True,
 ) -> dict[str, Any]:
     """Decisions per second of ``concurrency`` threads playing matches back to back.
 
@@ -51,7 +58,7 @@ def measure_matches(
                 return
             with lock:
                 seed = next(seeds)
-            result = play_match(pair, seed=seed, stop=stop)
+            result = play_match(pair, seed=seed, stop=stop, sessions=sessions)
             if result.faults != (0, 0) or result.termination.is_forfeit:
                 failures.append(f"benchmark match {seed} faulted: {result.detail}")
                 stop.set()
@@ -112,19 +119,27 @@ def measure(
     matches: int | None = None,
     compare: bool = False,
     slices: int = 4,
+    sessions: bool = True,
 ) -> dict[str, Any]:
     """Start two benchmark bots, measure the referee (and the raw transport), stop them.
 
     With ``compare``, the transport and the referee are measured in turns, ``slices`` of each
-    (``seconds`` is the time of each side), so that both see the same machine load."""
+    (``seconds`` is the time of each side), so that both see the same machine load. The bots
+    serve ``PlaySession``, so the referee plays over sessions and is compared with session
+    messages; with ``sessions`` False, over unary RPCs, compared with unary calls."""
     with bench_bots(2) as bots:
         # Warm up: the first calls on a channel connect and fill caches.
-        play_match((bots[0], bots[1]), seed=0)
+        play_match((bots[0], bots[1]), seed=0, sessions=sessions)
         if not compare:
             return {
                 "benchmark": "referee",
+                "transport_kind": "session" if sessions else "unary",
                 **measure_matches(
-                    bots, concurrency=concurrency, seconds=seconds, matches=matches
+                    bots,
+                    concurrency=concurrency,
+                    seconds=seconds,
+                    matches=matches,
+                    sessions=sessions,
                 ),
             }
         calls = match_calls()
@@ -133,7 +148,7 @@ def measure(
         refereed: list[dict[str, Any]] = []
         for i in range(slices):
             raw.append(
-                measure_calls(
+                (measure_session_calls if sessions else measure_calls)(
                     bots, calls, concurrency=concurrency, seconds=per_slice, warm_up=i == 0
                 )
             )
@@ -144,11 +159,13 @@ def measure(
                     seconds=per_slice,
                     matches=None,
                     first_seed=1 + 1000 * i,
+                    sessions=sessions,
                 )
             )
     transport = _combine(raw, "calls", "calls_per_s")
     result: dict[str, Any] = {
         "benchmark": "referee",
+        "transport_kind": "session" if sessions else "unary",
         **_combine(refereed, "decisions", "decisions_per_s"),
         "transport": transport,
         "transport_calls_per_s": transport["calls_per_s"],
@@ -169,7 +186,8 @@ def describe(result: dict[str, Any]) -> str:
     if "ratio" in result:
         t = result["transport"]
         text += (
-            f"\ntransport: {t['calls_per_s']:.0f} calls/s (CPU per call: "
+            f"\ntransport ({result.get('transport_kind', 'unary')}): "
+            f"{t['calls_per_s']:.0f} calls/s (CPU per call: "
             f"{t['arena_cpu_us_per_call']} us in this process, {t['bots_cpu_us_per_call']} us in "
             f"the bots)\nreferee/transport = {result['ratio']:.2f} (target >= 0.8)"
         )

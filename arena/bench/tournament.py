@@ -33,6 +33,9 @@ from arena.tournament.entrants import sample_bot_dirs, sample_bot_unavailable
 from arena.tournament.standings import GameRecord, rate_in_order
 
 BENCH_BOTS = ("random", "heuristic", "cautious", "node_random")
+RAY_BENCH_BOTS = ("random", "heuristic", "cautious")
+"""On Ray, bots run from their own unpacked archive: node_random, which loads the proto file of
+the source checkout from outside its directory, cannot run there."""
 
 
 class _Timer:
@@ -62,11 +65,11 @@ class _Timer:
         self.children1 = self._cpu(resource.RUSAGE_CHILDREN)
 
 
-def bench_bots() -> tuple[list[Path], list[str]]:
+def bench_bots(names: Sequence[str] = BENCH_BOTS) -> tuple[list[Path], list[str]]:
     """The four sample bots of the benchmark, and a note for any that cannot run here."""
     samples = sample_bot_dirs()
     dirs, notes = [], []
-    for name in BENCH_BOTS:
+    for name in names:
         path = samples.get(name)
         why = "not found" if path is None else sample_bot_unavailable(path)
         if why is None and path is not None:
@@ -79,7 +82,8 @@ def bench_bots() -> tuple[list[Path], list[str]]:
 
 
 def run_once(
-    bots: list[Path], concurrency: int, games: int, seed: int, move_timeout_ms: int
+    bots: list[Path], concurrency: int, games: int, seed: int, move_timeout_ms: int,
+    executor: Any = None,
 ) -> dict[str, Any]:
     with (
         tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp,
@@ -97,7 +101,7 @@ def run_once(
         )
         timer = _Timer()
         timer.children0 = _Timer._cpu(resource.RUSAGE_CHILDREN)
-        standings = run_tournament(store, tid, reporter=timer)
+        standings = run_tournament(store, tid, reporter=timer, executor=executor)
         matches = store.list_matches(tournament_id=tid)
     decisions = sum(m.decision_count for m in matches)
     faults = sum(sum(m.faults) for m in matches)
@@ -117,7 +121,8 @@ def run_once(
         "arena_cpu_ms_per_match": round(1000 * arena_cpu / n, 2),
         "arena_cpu_us_per_decision": round(1e6 * arena_cpu / decisions, 1),
         "arena_cpu_share": round(arena_cpu / seconds, 3),
-        "bots_cpu_s": round(bots_cpu, 3),
+        # On Ray the bots are not this process's children: their CPU is not seen here.
+        "bots_cpu_s": round(bots_cpu, 3) if executor is None else None,
     }
 
 
@@ -135,6 +140,74 @@ def measure(
         "move_timeout_ms": move_timeout_ms,
         "runs": runs,
     }
+
+
+def measure_ray(
+    concurrency: int = 2, games: int = 1, seed: int = 1, move_timeout_ms: int = 2000,
+    address: str | None = None, local_nodes: Sequence[int] = (1, 2), cpus_per_node: int = 2,
+    worker_cpus: float = 2.0,
+) -> dict[str, Any]:
+    """The same round robin with its matches on Ray: on the cluster at ``address``, or on a
+    throwaway cluster of 1, 2… nodes on this machine (started and stopped here), each after a
+    local run at the same K for the ratio. K is matches at once per worker."""
+    from arena.distributed import ray_executor_factory
+    from arena.distributed.cluster import local_cluster, stop_local_cluster
+    from arena.distributed.executor import wait_for_nodes
+
+    bots, notes = bench_bots(RAY_BENCH_BOTS)
+    runs = [{"where": "local", **run_once(bots, concurrency, games, seed, move_timeout_ms)}]
+    targets: list[tuple[str, int | None]] = (
+        [(address, None)] if address else [("local cluster", n) for n in local_nodes]
+    )
+    for target, nodes in targets:
+        cluster = None
+        try:
+            if nodes is not None:
+                cluster = local_cluster(nodes, cpus_per_node=cpus_per_node)
+                target = cluster.address
+            factory, made = ray_executor_factory(target, worker_cpus=worker_cpus)
+            if nodes is not None:
+                wait_for_nodes(nodes)
+            run = run_once(bots, concurrency, games, seed, move_timeout_ms, executor=factory)
+            counts = made[0].node_counts()
+            runs.append({
+                "where": f"ray, {len(counts)} node{'s' if len(counts) != 1 else ''}",
+                "nodes": len(counts),
+                "workers": sum(c["workers"] for c in counts),
+                "per_node": counts,
+                **run,
+            })
+        finally:
+            if cluster is not None:
+                stop_local_cluster(cluster)
+    return {
+        "bots": [b.name for b in bots],
+        "notes": notes,
+        "games_per_pair": games,
+        "seed": seed,
+        "move_timeout_ms": move_timeout_ms,
+        "concurrency_per_worker": concurrency,
+        "worker_cpus": worker_cpus,
+        "runs": runs,
+    }
+
+
+def describe_ray(result: dict[str, Any]) -> str:
+    lines = [
+        f"round robin of {', '.join(result['bots'])}: {result['games_per_pair']} deal seeds per "
+        f"pair, both seatings, seed {result['seed']}; K={result['concurrency_per_worker']} "
+        "matches at once per worker (local: in all)",
+        *result["notes"],
+        f"{'where':<16} {'workers':>7} {'matches':>7} {'s':>7} {'matches/s':>9} "
+        f"{'coordinator CPU/match':>21} {'coordinator CPU share':>21}",
+    ]
+    for r in result["runs"]:
+        lines.append(
+            f"{r['where']:<16} {r.get('workers', '-'):>7} {r['matches']:>7} {r['seconds']:>7.2f} "
+            f"{r['matches_per_s']:>9.2f} {r['arena_cpu_ms_per_match']:>18.1f} ms "
+            f"{100 * r['arena_cpu_share']:>20.0f}%"
+        )
+    return "\n".join(lines)
 
 
 def describe(result: dict[str, Any]) -> str:

@@ -1,4 +1,7 @@
-"""``arena bench transport``: raw gRPC unary calls per second to bot processes on this machine.
+"""``arena bench transport``: raw gRPC calls per second to bot processes on this machine.
+
+Unary calls (one RPC per decision) by default; with ``--session``, the same requests as messages
+on ``PlaySession`` streams, sent from the referee's event loop as the referee sends them.
 
 The baseline the referee is measured against (``arena bench referee``). The servers are the
 benchmarks' bot (``arena.bench.first_legal``), started through the runtime like any bot: its own
@@ -172,7 +175,77 @@ def measure_calls(
     box: list[Any] = []
     with cpu_meter(bots, cpu, lambda: sum(box[0][1])):
         box.append(_run_callers(concurrency, seconds, work))
-    elapsed, counts, latencies = box[0]
+    return _calls_result(box[0], calls, concurrency, len(bots), cpu)
+
+
+def measure_session_calls(
+    bots: Sequence[Any],
+    calls: Sequence[Call],
+    *,
+    concurrency: int,
+    seconds: float,
+    warm_up: bool = True,
+) -> dict[str, Any]:
+    """As ``measure_calls``, over ``PlaySession`` streams: ``concurrency`` callers on the
+    referee's event loop (as the referee plays such matches), each with a stream to each bot,
+    cycling through ``calls``; each answer is read and checked to be the one asked."""
+    import asyncio
+
+    from arena.referee import aio
+    from arena.referee.session import SessionBroken
+
+    timeout = ClockConfig().move_time_ms / 1000
+
+    async def caller(i: int, deadline: float, counts: list[int], latencies: list[int]) -> None:
+        sessions = [aio.AioSession(aio._aio_channel(bot)) for bot in bots]
+        n = 0
+        at = (i * len(calls)) // max(1, concurrency)
+        clock = time.perf_counter
+        ns = time.perf_counter_ns
+        try:
+            while clock() < deadline:
+                call = calls[at]
+                t0 = ns()
+                answer = await sessions[call.seat].ask(call.decision, call.data, timeout)
+                if answer.response is None:
+                    raise SessionBroken(None, f"the benchmark bot did not answer: {answer}")
+                latencies.append(ns() - t0)
+                n += 1
+                at = at + 1 if at + 1 < len(calls) else 0
+        finally:
+            for session in sessions:
+                await session.close()
+        counts[i] = n
+
+    async def run_all(window: float) -> tuple[float, list[int], list[list[int]]]:
+        counts = [0] * concurrency
+        latencies: list[list[int]] = [[] for _ in range(concurrency)]
+        t0 = time.perf_counter()
+        await asyncio.gather(
+            *(caller(i, t0 + window, counts, latencies[i]) for i in range(concurrency))
+        )
+        return time.perf_counter() - t0, counts, latencies
+
+    def run(window: float) -> tuple[float, list[int], list[list[int]]]:
+        return asyncio.run_coroutine_threadsafe(run_all(window), aio._referee_loop()).result()
+
+    if warm_up:
+        run(min(0.5, seconds))
+    cpu: dict[str, Any] = {}
+    box: list[Any] = []
+    with cpu_meter(bots, cpu, lambda: sum(box[0][1])):
+        box.append(run(seconds))
+    return _calls_result(box[0], calls, concurrency, len(bots), cpu)
+
+
+def _calls_result(
+    measured: tuple[float, list[int], list[list[int]]],
+    calls: Sequence[Call],
+    concurrency: int,
+    servers: int,
+    cpu: dict[str, Any],
+) -> dict[str, Any]:
+    elapsed, counts, latencies = measured
     flat = sorted(x for lat in latencies for x in lat)
     total = sum(counts)
     return {
@@ -180,7 +253,7 @@ def measure_calls(
         "concurrency": concurrency,
         "seconds": round(elapsed, 3),
         "calls": total,
-        "servers": len(bots),
+        "servers": servers,
         "mean_request_bytes": round(statistics.fmean(len(c.data) for c in calls), 1),
         "latency_us": {
             "mean": round(statistics.fmean(flat) / 1000, 1) if flat else None,
@@ -191,18 +264,20 @@ def measure_calls(
     }
 
 
-def measure(concurrency: int = 1, seconds: float = 5.0) -> dict[str, Any]:
-    """Start two benchmark bots, measure, stop them."""
+def measure(concurrency: int = 1, seconds: float = 5.0, session: bool = False) -> dict[str, Any]:
+    """Start two benchmark bots, measure unary calls (or session messages), stop them."""
     calls = match_calls()
+    measure_kind = measure_session_calls if session else measure_calls
     with bench_bots(2) as bots:
-        result = measure_calls(bots, calls, concurrency=concurrency, seconds=seconds)
-    return {"benchmark": "transport", **result}
+        result = measure_kind(bots, calls, concurrency=concurrency, seconds=seconds)
+    return {"benchmark": "transport", "kind": "session" if session else "unary", **result}
 
 
 def describe(result: dict[str, Any]) -> str:
     lat = result["latency_us"]
     return (
-        f"transport: {result['calls_per_s']:.0f} calls/s with {result['concurrency']} concurrent "
+        f"transport ({result.get('kind', 'unary')}): {result['calls_per_s']:.0f} calls/s with "
+        f"{result['concurrency']} concurrent "
         f"caller(s) over {result['servers']} bot processes ({result['calls']} calls in "
         f"{result['seconds']:.1f} s; latency mean {lat['mean']} us, p50 {lat['p50']} us, "
         f"p99 {lat['p99']} us; requests {result['mean_request_bytes']:.0f} bytes on average)"

@@ -12,8 +12,11 @@ import typer
 
 from arena.cli import bench
 from arena.cli import bot as bot_cli
+from arena.cli import compare as compare_cli
 from arena.cli import db as db_cli
 from arena.cli import demo as demo_cli
+from arena.cli import doctor as doctor_cli
+from arena.cli import ladder as ladder_cli
 from arena.cli import match as match_cli
 from arena.cli import ratings as ratings_cli
 from arena.cli import replay as replay_cli
@@ -30,6 +33,7 @@ app = typer.Typer(
 )
 app.add_typer(bench.app, name="bench")
 app.command("match")(match_cli.match)
+app.command("compare")(compare_cli.compare)
 app.command("replay")(replay_cli.replay)
 app.add_typer(db_cli.app, name="db")
 app.command("ratings")(ratings_cli.ratings)
@@ -37,7 +41,9 @@ app.command("serve")(serve_cli.serve)
 app.add_typer(bot_cli.app, name="bot")
 app.add_typer(token_cli.app, name="token")
 app.add_typer(tournament_cli.app, name="tournament")
+app.add_typer(ladder_cli.app, name="ladder")
 app.command("demo")(demo_cli.demo)
+app.command("doctor")(doctor_cli.doctor)
 
 
 def main() -> None:

@@ -32,12 +32,31 @@ def store(
     db: str | None = typer.Option(
         None, "--db", help="Also record into this (scratch) database; PostgreSQL sizes too."
     ),
+    write_rate: int | None = typer.Option(
+        None,
+        "--write-rate",
+        help="Instead: record this many matches into --db (default: a scratch SQLite file) as a "
+        "tournament's coordinator does, and print records/s.",
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Bytes a recorded match takes: the decision record and the row, SQLite and PostgreSQL."""
     import json
 
     from arena.bench.store_footprint import describe, measure
+
+    if write_rate is not None:
+        import tempfile
+
+        from arena.bench.store_rate import describe_write_rates, measure_write_rates
+
+        if write_rate < 1:
+            raise typer.BadParameter("--write-rate must be at least 1")
+        with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+            url = db or f"sqlite:///{tmp}/rate.db"
+            rate = measure_write_rates(write_rate, url, seed=seed)
+        typer.echo(json.dumps(rate) if json_output else describe_write_rates(rate))
+        return
 
     result = measure(matches=matches, seed=seed, db=db)
     typer.echo(json.dumps(result) if json_output else describe(result))
@@ -60,6 +79,33 @@ def bots(
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
+@app.command("expert")
+def expert(
+    budgets: str = typer.Option(
+        "25,100,250", "--budgets", help="Time budgets in ms, comma-separated."
+    ),
+    pairs: int = typer.Option(20, "--pairs", help="Duplicate pairs per budget."),
+    opponent: str = typer.Option(
+        "sample_bots/heuristic", "--opponent", help="A Python bot directory."
+    ),
+    first_seed: int = typer.Option(0, "--first-seed", help="The first deal seed."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The expert sample bot's win rate and simulations as a function of its time budget."""
+    import json
+
+    from arena.bench.expert import describe, measure
+
+    try:
+        values = [int(b) for b in budgets.split(",") if b.strip()]
+    except ValueError:
+        raise typer.BadParameter(f"budgets must be integers in ms, got {budgets!r}") from None
+    if not values or min(values) <= 0:
+        raise typer.BadParameter(f"budgets must be positive integers in ms, got {budgets!r}")
+    result = measure(values, pairs=pairs, opponent=opponent, first_seed=first_seed)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
 @app.command("protocol")
 def protocol(
     matches: int = typer.Option(20, "--matches", help="Random matches whose decisions to time."),
@@ -79,14 +125,17 @@ def protocol(
 def transport(
     concurrency: int = typer.Option(1, "--concurrency", "-k", help="Concurrent callers."),
     seconds: float = typer.Option(5.0, "--seconds", help="Time to measure."),
+    session: bool = typer.Option(
+        False, "--session", help="Messages on PlaySession streams instead of unary calls."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Raw gRPC unary calls per second to two bot processes (the referee's baseline)."""
+    """Raw gRPC calls per second to two bot processes (the referee's baseline)."""
     import json
 
     from arena.bench.transport import describe, measure
 
-    result = measure(concurrency=concurrency, seconds=seconds)
+    result = measure(concurrency=concurrency, seconds=seconds, session=session)
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
@@ -100,7 +149,17 @@ def referee(
     compare: bool = typer.Option(
         False, "--compare", help="Also measure the raw transport in the same run; print the ratio."
     ),
+    unary: bool = typer.Option(
+        False, "--unary", help="Play over the unary RPCs even though the bots serve PlaySession."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    sandbox: str | None = typer.Option(
+        None,
+        "--sandbox",
+        help="on or off: the bots in the sandbox or as plain processes (default: auto); "
+        "compare: both in one run, in turns, with the ratio and the start-up times.",
+        show_default=False,
+    ),
 ) -> None:
     """Bot decisions per second through the referee, K matches at once between two fast bots."""
     import json
@@ -109,9 +168,31 @@ def referee(
 
     if seconds is not None and matches is not None:
         raise typer.BadParameter("give --seconds or --matches, not both")
+    if sandbox == "compare":
+        from arena.bench import sandbox as bench_sandbox
+        from arena.cli.options import check_sandbox
+
+        check_sandbox("on")
+        if matches is not None or compare:
+            raise typer.BadParameter("--sandbox compare measures by time (--seconds) alone")
+        found = bench_sandbox.measure(concurrency=concurrency, seconds=seconds or 8.0)
+        typer.echo(json.dumps(found) if json_output else bench_sandbox.describe(found))
+        return
+    if sandbox is not None:
+        import os
+
+        from arena.cli.options import check_sandbox
+
+        os.environ["ARENA_SANDBOX"] = check_sandbox(sandbox)  # the bots this process starts
     if seconds is None and matches is None:
         seconds = 5.0
-    result = measure(concurrency=concurrency, seconds=seconds, matches=matches, compare=compare)
+    result = measure(
+        concurrency=concurrency,
+        seconds=seconds,
+        matches=matches,
+        compare=compare,
+        sessions=not unary,
+    )
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
@@ -130,6 +211,19 @@ def tournament(
     ),
     rounds: int = typer.Option(8, "--rounds", help="--ordering: deal seeds per pair."),
     tournaments: int = typer.Option(6, "--tournaments", help="--ordering: seeds to repeat on."),
+    ray: str | None = typer.Option(
+        None,
+        "--ray",
+        help="Instead: matches/s with the matches on Ray, beside a local run: on the cluster at "
+        "this address, or `local` for throwaway clusters of --ray-nodes nodes on this machine.",
+    ),
+    ray_nodes: list[int] = typer.Option(  # noqa: B008 - typer's declaration style
+        [1, 2], "--ray-nodes", help="--ray local: nodes of each cluster; repeat for several."
+    ),
+    ray_node_cpus: int = typer.Option(2, "--ray-node-cpus", help="--ray local: CPUs per node."),
+    ray_worker_cpus: float = typer.Option(
+        2.0, "--ray-worker-cpus", help="--ray: CPUs of a node per worker."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """A round robin of four sample bots at K = 1, 2, 4: matches/s and the arena's CPU/match."""
@@ -137,6 +231,15 @@ def tournament(
 
     from arena.bench import tournament as bench_tournament
 
+    if ray is not None:
+        k = concurrency[0] if len(concurrency) == 1 else 2
+        result = bench_tournament.measure_ray(
+            concurrency=k, games=games, seed=seed,
+            address=None if ray == "local" else ray, local_nodes=ray_nodes,
+            cpus_per_node=ray_node_cpus, worker_cpus=ray_worker_cpus,
+        )
+        typer.echo(json.dumps(result) if json_output else bench_tournament.describe_ray(result))
+        return
     if ordering:
         # One round robin after another, each at K = 2 (or the one K given with -k).
         k = concurrency[0] if len(concurrency) == 1 else 2
@@ -148,3 +251,75 @@ def tournament(
         result = bench_tournament.measure(concurrency=concurrency, games=games, seed=seed)
         text = bench_tournament.describe
     typer.echo(json.dumps(result) if json_output else text(result))
+
+
+@app.command("ladder")
+def ladder(
+    bots: int = typer.Option(8, "--bots", help="Synthetic bots of known strength."),
+    spacing: float = typer.Option(2.5, "--spacing", help="True skill between neighbours (mu)."),
+    runs: int = typer.Option(20, "--runs", help="Seeded runs of each policy."),
+    max_pairs: int = typer.Option(400, "--max-pairs", help="Pairs per run."),
+    seed: int = typer.Option(1, "--seed", help="First seed."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The ladder's matchmaking against uniform random pairing, on synthetic bots: duplicate
+    pairs until the leaderboard's order is the true order for good; a newcomer's placement."""
+    import json
+    import random
+    import statistics
+
+    from arena.ladder import simulation
+
+    c = simulation.compare(bots=bots, spacing=spacing, runs=runs, max_pairs=max_pairs, seed=seed)
+    placements = [
+        simulation.placement(
+            simulation.true_skills(bots, spacing, random.Random(seed + r)),
+            settle_pairs=15 * bots, sigma_target=2.0, max_pairs=max_pairs, seed=seed + r,
+        )
+        for r in range(runs)
+    ]
+    placed = [p for p in placements if p is not None]
+    result = {
+        "bots": bots, "spacing": spacing, "runs": runs, "max_pairs": max_pairs,
+        "matchmaking_pairs_to_order_median": c.matchmaking_median,
+        "uniform_pairs_to_order_median": c.uniform_median,
+        "matchmaking_never_ordered": sum(v is None for v in c.matchmaking),
+        "uniform_never_ordered": sum(v is None for v in c.uniform),
+        "newcomer_pairs_to_sigma_2_median": statistics.median(placed) if placed else None,
+        "newcomer_pairs_to_sigma_2_max": max(placed) if placed else None,
+        "newcomer_never_placed": len(placements) - len(placed),
+    }
+    if json_output:
+        typer.echo(json.dumps(result))
+        return
+    typer.echo(
+        f"{bots} synthetic bots, {spacing:g} mu apart, {runs} seeded runs of {max_pairs} pairs\n"
+        f"pairs until the leaderboard order is the true order for good (median; a run that "
+        f"never gets there counts as {max_pairs + 1}):\n"
+        f"  matchmaking  {c.matchmaking_median:g}  (never: {result['matchmaking_never_ordered']})\n"
+        f"  uniform      {c.uniform_median:g}  (never: {result['uniform_never_ordered']})\n"
+        f"a newcomer's pairs until its sigma < 2.0: median "
+        f"{result['newcomer_pairs_to_sigma_2_median']}, "
+        f"max {result['newcomer_pairs_to_sigma_2_max']}"
+    )
+@app.command("versus")
+def versus(
+    other: str = typer.Argument(..., help="Another checkout of the arena, with its own .venv."),
+    rounds: int = typer.Option(2, "--rounds", help="Turns of each checkout per probe."),
+    concurrency: list[int] = typer.Option(  # noqa: B008 - typer's declaration style
+        [1, 4], "--concurrency", "-k", help="Matches at once; repeat for several."
+    ),
+    games: int = typer.Option(3, "--games", "-n", help="Deal seeds of the tournament probe."),
+    seconds: float = typer.Option(6.0, "--seconds", help="Time of each referee/engine probe."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """This checkout against another (say, the commit before a change), in alternating turns."""
+    import json
+    from pathlib import Path
+
+    from arena.bench.versus import describe, measure
+
+    result = measure(
+        Path(other), rounds=rounds, concurrency=tuple(concurrency), games=games, seconds=seconds
+    )
+    typer.echo(json.dumps(result) if json_output else describe(result))

@@ -21,6 +21,20 @@ def upgrade(db: DbOption = None) -> None:
         typer.echo(f"{shown}: schema created at revision {after}")
     else:
         typer.echo(f"{shown}: schema upgraded from revision {before} to {after}")
+    _rebuild_stale_ratings(db)
+
+
+def _rebuild_stale_ratings(db: str | None) -> None:
+    """Ratings stored in an older order (before revision 0002) are rebuilt in the current one."""
+    from arena.store import Store
+
+    with Store.open(db) as store:
+        if store.ratings_stale():
+            applied = store.recompute_ratings()
+            typer.echo(
+                f"ratings rebuilt from {applied} rated matches, by tournament then schedule "
+                "position (arena/store/rating_order.py)"
+            )
 
 
 @app.command()

@@ -16,7 +16,8 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cli.options import DbOption
+from arena.cli.options import DbOption, SandboxOption, check_sandbox
+from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.errors import ArenaError
 from arena.referee import (
     ClockConfig,
@@ -80,12 +81,16 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
     return BotSpec(ref, Path(version.source), version)
 
 
-def _start(spec: BotSpec, stack: ExitStack, startup_timeout: float | None) -> Any:
+def _start(
+    spec: BotSpec, stack: ExitStack, startup_timeout: float | None, sandbox: str | None
+) -> Any:
     from arena.runtime import load_manifest, start_bot
 
     assert spec.directory is not None
     manifest = load_manifest(spec.directory)
-    kwargs = {} if startup_timeout is None else {"startup_timeout": startup_timeout}
+    kwargs: dict[str, Any] = {"sandbox": sandbox}
+    if startup_timeout is not None:
+        kwargs["startup_timeout"] = startup_timeout
     return stack.enter_context(start_bot(manifest, **kwargs))
 
 
@@ -99,6 +104,7 @@ def play(
     db: str | None,
     record: bool,
     startup_timeout: float | None = None,
+    sandbox: str | None = None,
 ) -> tuple[MatchResult, Any]:
     """Resolve, start, play, stop, record; the result and the store's record (or None)."""
     from arena.tournament.workers import SeatBot
@@ -120,7 +126,8 @@ def play(
             for seat, spec in enumerate(specs):
                 try:
                     # Under the name the record shows (``name@version``).
-                    running.append(SeatBot(names[seat], _start(spec, bots, startup_timeout)))
+                    bot = _start(spec, bots, startup_timeout, sandbox)
+                    running.append(SeatBot(names[seat], bot))
                 except ArenaError as exc:
                     running.append(None)
                     failures.append(f"seat {seat} ({names[seat]}): did not start: {exc}")
@@ -171,11 +178,24 @@ def match(
         int, typer.Option("--max-faults", help="Faults that forfeit under 'substitute'.")
     ] = 3,
     target_score: Annotated[
-        int, typer.Option("--target-score", help="The score that ends the match (R-1.2).")
-    ] = RuleSet().target_score,
+        int | None,
+        typer.Option(
+            "--target-score",
+            help=f"The score that ends the match (R-1.2; default {RuleSet().target_score}); "
+            "the same as --rules target_score=N.",
+            show_default=False,
+        ),
+    ] = None,
     max_hands: Annotated[
-        int, typer.Option("--max-hands", help="The hand limit (R-6.3).")
-    ] = RuleSet().max_hands,
+        int | None,
+        typer.Option(
+            "--max-hands",
+            help=f"The hand limit (R-6.3; default {RuleSet().max_hands}); the same as --rules "
+            "max_hands=N.",
+            show_default=False,
+        ),
+    ] = None,
+    rules: RulesOption = None,
     startup_timeout: Annotated[
         float | None,
         typer.Option(
@@ -190,19 +210,25 @@ def match(
     ] = True,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    sandbox: SandboxOption = None,
 ) -> None:
     """Play one match between BOT_A (seat 0) and BOT_B (seat 1) and print the result."""
     if policy not in ("forfeit", "substitute"):
         raise typer.BadParameter("use 'forfeit' or 'substitute'", param_hint="--policy")
+    mode = check_sandbox(sandbox)
+    rule_set = rules_from_options(
+        rules, {"target_score": target_score, "max_hands": max_hands}
+    )
     result, recorded = play(
         (bot_a, bot_b),
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
-        rules=RuleSet(target_score=target_score, max_hands=max_hands),
+        rules=rule_set,
         clock=ClockConfig(move_time_ms=move_timeout, time_bank_ms=time_bank),
         policy=FaultPolicy(policy, max_faults=max_faults),  # type: ignore[arg-type]
         db=db,
         record=record,
         startup_timeout=startup_timeout,
+        sandbox=mode,
     )
     if as_json:
         data = result_to_dict(result)

@@ -54,3 +54,24 @@ InsecureOption = Annotated[
         "TLS).",
     ),
 ]
+
+SandboxOption = Annotated[
+    str | None,
+    typer.Option(
+        "--sandbox",
+        help="Run bots in the sandbox: auto (when bubblewrap works here), on (or fail), off "
+        "(trusted bots only). Default: $ARENA_SANDBOX, else auto. `arena doctor` says what "
+        "this host offers.",
+        show_default=False,
+    ),
+]
+
+
+def check_sandbox(value: str | None) -> str:
+    """The mode, checked now: ``on`` without bubblewrap is a one-line error before anything
+    starts, ``auto`` without it a warning."""
+    from arena.sandbox import SandboxMode, resolve_mode
+
+    mode = SandboxMode.parse(value)
+    resolve_mode(mode)
+    return mode.value

@@ -20,7 +20,8 @@ def ratings(
         bool,
         typer.Option(
             "--recompute",
-            help="Rebuild every rating from the match history (in recorded order) first.",
+            help="Rebuild every rating from the match history first (by tournament, then "
+            "schedule position: the same figures).",
         ),
     ] = False,
     db: DbOption = None,

@@ -8,7 +8,11 @@ import typer
 
 from arena.store import LeaderboardRow
 
-COLUMNS = ("rank", "bot", "version", "mu", "sigma", "score", "matches", "W", "L", "D", "faults")
+COLUMNS = (
+    "rank", "bot", "version", "mu", "sigma", "95% interval", "score", "matches", "W", "L", "D",
+    "faults",
+)  # fmt: skip
+"""The interval is the skill's, mu ± 1.96 sigma; the table is ranked by score = mu - 3 sigma."""
 
 
 def print_leaderboard(board: list[LeaderboardRow], as_json: bool) -> None:
@@ -30,6 +34,7 @@ def format_table(board: list[LeaderboardRow]) -> str:
             r.version,
             f"{r.mu:.2f}",
             f"{r.sigma:.2f}",
+            f"[{r.mu_low:.2f}, {r.mu_high:.2f}]",
             f"{r.score:.2f}",
             str(r.matches),
             str(r.wins),

@@ -14,6 +14,7 @@ import typer
 from arena.errors import ArenaError
 from arena.protocol import termination_from_pb
 from arena.referee.record import MatchResult
+from arena.rules.ruleset import RuleSet
 from arena.service.client import CA_FILE_ENV, TOKEN_ENV, ArenaClient
 
 INSECURE_ENV = "ARENA_INSECURE"
@@ -100,7 +101,7 @@ def tournament_run(
     time_bank_ms: int,
     policy: str,
     max_faults: int,
-    max_hands: int,
+    rules: RuleSet,
     deals: str,
     as_json: bool,
     ca_file: Path | None = None,
@@ -118,7 +119,6 @@ def tournament_run(
     from arena._gen.arena.v1 import arena_pb2 as pb
     from arena.cli.tournament_format import report
     from arena.protocol import ruleset_to_pb
-    from arena.rules.ruleset import RuleSet
     from arena.service.convert import DEALS
     from arena.tournament import GameRecord, TerminalReporter
     from arena.tournament.progress import QuietReporter
@@ -137,7 +137,7 @@ def tournament_run(
             time_bank_ms=time_bank_ms,
             policy=policy,
             max_faults=max_faults,
-            rules=ruleset_to_pb(RuleSet(max_hands=max_hands)),
+            rules=ruleset_to_pb(rules),
             deals=DEALS.get(deals, pb.DEAL_MODE_UNSPECIFIED),
         )
         if not as_json:

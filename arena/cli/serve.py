@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DbOption
+from arena.cli.options import DbOption, SandboxOption
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
 from arena.service.policy import Quotas, TournamentLimits
@@ -104,6 +104,27 @@ def serve(
             "recorded as aborted.",
         ),
     ] = 30.0,
+    sandbox: SandboxOption = None,
+    insecure_no_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--insecure-no-sandbox",
+            help="Run submitted bots even where the sandbox is off or unavailable: they then "
+            "have the server's rights (its database, its network).",
+        ),
+    ] = False,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="Play tournaments' matches on the Ray cluster at this address (HOST:PORT of its "
+            "head, or auto); this server still records every result.",
+            show_default=False,
+        ),
+    ] = None,
+    ray_worker_cpus: Annotated[
+        float, typer.Option("--ray-worker-cpus", help="With --ray: CPUs of a node per worker.")
+    ] = 2.0,
 ) -> None:
     """Serve the arena over gRPC: submit bots, run and watch tournaments, read the leaderboard.
 
@@ -125,6 +146,8 @@ def serve(
         raise ArenaError(
             "--max-streams, --max-streams-per-peer and --stream-idle-timeout must be positive"
         )
+    if ray_worker_cpus <= 0:
+        raise ArenaError(f"--ray-worker-cpus must be positive, got {ray_worker_cpus:g}")
     run(
         ServerConfig(
             listen=listen,
@@ -153,5 +176,9 @@ def serve(
                 stored_bytes_total=int(stored_mb * MIB),
                 running_per_token=running_per_token,
             ),
+            sandbox=sandbox,
+            insecure_no_sandbox=insecure_no_sandbox,
+            ray=ray,
+            ray_worker_cpus=ray_worker_cpus,
         )
     )

@@ -10,8 +10,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.options import CaFileOption, DbOption, InsecureOption, ServerOption, TokenOption
-from arena.cli.tournament_format import report
+from arena.cli.options import (
+    CaFileOption,
+    DbOption,
+    InsecureOption,
+    SandboxOption,
+    ServerOption,
+    TokenOption,
+    check_sandbox,
+)
+from arena.cli.rules_option import RulesOption, rules_from_options
+from arena.cli.tournament_format import report, to_json
 from arena.errors import ArenaError
 
 app = typer.Typer(
@@ -30,6 +39,28 @@ ConcurrencyOption = Annotated[
         show_default=False,
     ),
 ]
+RayOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        help="Play the matches on the Ray cluster at this address (HOST:PORT of its head, or "
+        "auto); -k is then matches at once per worker. This process still records every result.",
+        show_default=False,
+    ),
+]
+RayWorkerCpusOption = Annotated[
+    float,
+    typer.Option(
+        "--ray-worker-cpus",
+        help="With --ray: CPUs of a node per worker (one worker, with its own bot processes, "
+        "per slot of this many CPUs).",
+    ),
+]
+
+
+def check_ray_worker_cpus(cpus: float) -> None:
+    if cpus <= 0:
+        raise ArenaError(f"--ray-worker-cpus must be positive, got {cpus:g}")
 
 
 @app.command()
@@ -66,8 +97,14 @@ def run(
         int, typer.Option("--max-faults", help="Under substitute: faults that forfeit a match.")
     ] = 3,
     max_hands: Annotated[
-        int, typer.Option("--max-hands", help="Hand limit of a match (R-6.3).")
-    ] = 200,
+        int | None,
+        typer.Option(
+            "--max-hands",
+            help="Hand limit of a match (R-6.3; default 200); the same as --rules max_hands=N.",
+            show_default=False,
+        ),
+    ] = None,
+    rules: RulesOption = None,
     deals: Annotated[
         str,
         typer.Option(
@@ -82,26 +119,35 @@ def run(
     token: TokenOption = None,
     ca_file: CaFileOption = None,
     insecure: InsecureOption = False,
+    sandbox: SandboxOption = None,
+    ray: RayOption = None,
+    ray_worker_cpus: RayWorkerCpusOption = 2.0,
 ) -> None:
     """Play every pair of BOTS on N deal seeds, each seed twice with the seats swapped."""
+    if server and ray:
+        raise ArenaError("--ray and --server do not go together: the server runs its own matches")
+    check_ray_worker_cpus(ray_worker_cpus)
+    rule_set = rules_from_options(rules, {"max_hands": max_hands})
     if server:
+        if sandbox is not None:
+            raise ArenaError("--sandbox is the server's own choice (arena serve --sandbox)")
         from arena.cli import remote
 
         remote.tournament_run(
             server, token, bots=list(bots or []), games=games, concurrency=concurrency,
             seed=seed, move_timeout_ms=move_timeout, time_bank_ms=time_bank, policy=policy,
-            max_faults=max_faults, max_hands=max_hands, deals=deals, as_json=as_json,
+            max_faults=max_faults, rules=rule_set, deals=deals, as_json=as_json,
             ca_file=ca_file, insecure=insecure,
         )  # fmt: skip
         return
     from arena.referee import FaultPolicy
-    from arena.rules.ruleset import RuleSet
     from arena.store import Store
     from arena.tournament import DealMode, TournamentSettings, create_tournament
     from arena.tournament.entrants import default_sample_bots
 
     if deals not in ("duplicate", "independent"):
         raise ArenaError(f"--deals must be duplicate or independent, got {deals!r}")
+    mode = check_sandbox(sandbox)
     specs = list(bots or [])
     if not specs:
         dirs, skipped = default_sample_bots()
@@ -116,12 +162,16 @@ def run(
         move_timeout_ms=move_timeout,
         time_bank_ms=time_bank,
         policy=FaultPolicy(policy, max_faults),  # type: ignore[arg-type]
-        rules=RuleSet(max_hands=max_hands),
+        rules=rule_set,
         deals=DealMode(deals),
     )
+    if ray is not None:
+        from arena.distributed.cluster import connect
+
+        connect(ray)  # before anything is stored: a cluster that is not there is one line
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
-        play(store, tid, None, as_json)
+        play(store, tid, None, as_json, mode, ray, ray_worker_cpus)
 
 
 @app.command()
@@ -130,12 +180,24 @@ def resume(
     concurrency: ConcurrencyOption = None,
     as_json: JsonOption = False,
     db: DbOption = None,
+    sandbox: SandboxOption = None,
+    ray: RayOption = None,
+    ray_worker_cpus: RayWorkerCpusOption = 2.0,
 ) -> None:
     """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games."""
     from arena.store import Store
+    from arena.tournament import load_config
 
+    mode = check_sandbox(sandbox)
+    check_ray_worker_cpus(ray_worker_cpus)
     with Store.open(db) as store:
-        play(store, tournament_id, concurrency, as_json)
+        if load_config(store, tournament_id)[1].compare is not None:
+            if ray is not None:
+                raise ArenaError("a comparison is resumed here, without --ray")
+            from arena.cli import compare
+
+            compare.play(store, tournament_id, concurrency, as_json, mode)  # exits with its verdict
+        play(store, tournament_id, concurrency, as_json, mode, ray, ray_worker_cpus)
 
 
 @app.command()
@@ -183,7 +245,26 @@ def show(
 
     with Store.open(db) as store:
         info, config, standings = tournament_standings(store, tournament_id)
+        state = None
+        if config.compare is not None:
+            from arena.tournament.runner import comparison_state
+
+            state = comparison_state(store, tournament_id)
+    if state is None:
+        report(info, config, standings, as_json)
+        return
+    # A comparison: the usual report, and the test's figures (as `arena compare` ends with).
+    from arena.cli.compare import state_line, verdict
+
+    names = (config.entrants[0].name, config.entrants[1].name)
+    message, code = verdict(state, names)
+    if as_json:
+        out = to_json(info, config, standings)
+        out["compare"] = {**state.to_dict(), "verdict": message, "exit_code": code}
+        typer.echo(json.dumps(out, indent=2))
+        return
     report(info, config, standings, as_json)
+    typer.echo(f"\nComparison: {state_line(state)}\n{message}")
 
 
 @app.command("list")
@@ -233,10 +314,26 @@ def list_(
     Console(highlight=False).print(table)
 
 
-def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool) -> None:
-    """Run the tournament's pending games with progress on a terminal, then print the report."""
+def play(
+    store: Any,
+    tournament_id: int,
+    concurrency: int | None,
+    as_json: bool,
+    sandbox: str | None = None,
+    ray: str | None = None,
+    ray_worker_cpus: float = 2.0,
+) -> None:
+    """Run the tournament's pending games with progress on a terminal, then print the report;
+    with ``ray``, on that Ray cluster (``ray`` is imported only then)."""
     from arena.tournament import TerminalReporter, run_tournament, tournament_standings
     from arena.tournament.progress import LineReporter
+
+    executor = None
+    made: list[Any] = []
+    if ray is not None:
+        from arena.distributed import ray_executor_factory
+
+        executor, made = ray_executor_factory(ray, worker_cpus=ray_worker_cpus)
 
     interactive = sys.stdout.isatty() and not as_json
     reporter = TerminalReporter(Console()) if interactive else LineReporter()
@@ -249,7 +346,10 @@ def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool)
             file=sys.stderr,
         )
     try:
-        run_tournament(store, tournament_id, concurrency=concurrency, reporter=reporter)
+        run_tournament(
+            store, tournament_id, concurrency=concurrency, reporter=reporter, sandbox=sandbox,
+            executor=executor,
+        )
     except KeyboardInterrupt:
         info = store.get_tournament(tournament_id)
         print(
@@ -260,4 +360,13 @@ def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool)
         )
         raise typer.Exit(130) from None
     info, config, standings = tournament_standings(store, tournament_id)
-    report(info, config, standings, as_json)
+    nodes = [n for ex in made for n in ex.node_counts()] if ray is not None else None
+    if nodes is not None and not as_json:
+        for n in nodes:
+            print(
+                f"ray node {n['address']} ({n['node_id'][:12]}): {n['workers']} workers, "
+                f"{n['matches']} matches, {n['lost']} lost and played again elsewhere",
+                file=sys.stderr,
+            )
+    report(info, config, standings, as_json, nodes)
+

@@ -21,7 +21,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from datetime import UTC, datetime
 from time import perf_counter_ns
 from typing import Any, Protocol
@@ -30,6 +30,7 @@ import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from arena._gen.spades.v1 import bot_pb2 as pb
 from arena.protocol import (
     RPCS,
     SERVICE_NAME,
@@ -42,6 +43,17 @@ from arena.protocol import (
 from arena.referee.clock import ClockConfig, SeatClock
 from arena.referee.policy import FaultPolicy
 from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termination
+from arena.referee.session import (
+    ARENA_CLOSED,
+    DECIDE,
+    END_MATCH,
+    FALLBACK,
+    NOTICE,
+    OPEN,
+    Session,
+    SessionBroken,
+    serves_session,
+)
 from arena.referee.wire import RequestEncoder
 from arena.rules import Match
 from arena.rules.cards import card_name
@@ -58,6 +70,12 @@ _PLAY = Decision.PLAY
 _DEADLINE = grpc.StatusCode.DEADLINE_EXCEEDED
 _UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
 _CANCELLED = grpc.StatusCode.CANCELLED
+_UNIMPLEMENTED = grpc.StatusCode.UNIMPLEMENTED
+_SESSION_RESPONSE = pb.PlaySessionResponse
+_FALLBACK = FALLBACK
+_OPEN, _DECIDE, _NOTICE, _END_MATCH = OPEN, DECIDE, NOTICE, END_MATCH
+"""The ops a match's generator yields (see ``_Referee.match_ops``)."""
+_ARENA_CLOSED = ARENA_CLOSED
 _HEALTH_REQUEST = health_pb2.HealthCheckRequest(service="")
 
 
@@ -103,9 +121,13 @@ class _Seat:
         "label",
         "name",
         "notices",
+        "parse",
+        "rpcs",
+        "session",
+        "wants_session",
     )
 
-    def __init__(self, index: int, bot: Any, clock: ClockConfig) -> None:
+    def __init__(self, index: int, bot: Any, clock: ClockConfig, sessions: bool = True) -> None:
         self.index = index
         self.bot = bot
         self.name: str = bot.name
@@ -114,6 +136,10 @@ class _Seat:
         self.clock = SeatClock(clock)
         self.faults = 0
         self.dead = False
+        self.session: Any = None
+        self.wants_session = False
+        self.rpcs = {decision: rpc.name for decision, rpc in RPCS.items()}
+        self.parse = {decision: rpc.response_type.FromString for decision, rpc in RPCS.items()}
         if not self.is_alive():
             # A bot already dead (and perhaps already stopped, its channel closed: grpc crashes
             # the process when asked for a registered call on a closed channel) is not called.
@@ -139,6 +165,132 @@ class _Seat:
             name: channel.unary_unary(f"/{SERVICE_NAME}/{name}", _registered_method=True)
             for name in ("StartMatch", "EndHand", "EndMatch")
         }
+        self.wants_session = sessions and serves_session(channel)
+
+    def open_session(self) -> Any:
+        """Open the seat's PlaySession when its bot serves one: None when it does, or the
+        seat's crash or ``_ARENA_CLOSED`` when the channel is closed."""
+        if not self.wants_session:
+            return None
+        self.wants_session = False
+        try:
+            self.session = Session(self.bot.channel)
+        except ValueError:  # grpc: the channel is closed
+            closed = self.closed("PlaySession")
+            return _ARENA_CLOSED if closed is None else closed
+        return None
+
+    def session_call(self, kind: Any, rpc: str, data: bytes, limit_ns: int) -> tuple[Any, int]:
+        """Ask one request on the seat's session: (the answer message, or a ``_Fault``, or
+        ``_FALLBACK``, or ``_ARENA_CLOSED``; the time it took in ns)."""
+        session = self.session
+        assert session is not None
+        t0 = perf_counter_ns()
+        try:
+            answer = session.ask(kind, data, limit_ns / 1e9, _SESSION_RESPONSE)
+        except SessionBroken as exc:
+            elapsed = perf_counter_ns() - t0
+            self.session = None
+            if not session.started and exc.code is _UNIMPLEMENTED:
+                return _FALLBACK, elapsed
+            return self.session_broken(rpc, exc), elapsed
+        return self.judge(answer, rpc, limit_ns), perf_counter_ns() - t0
+
+    def judge(self, answer: Any, rpc: str, limit_ns: int) -> Any:
+        """A session's answer (``arena.referee.session.Answer``) as the unary outcome: the
+        response message, or the ``_Fault`` of a timeout, an error or a malformed answer."""
+        if answer.response is not None:
+            return answer.response
+        if answer.timed_out:
+            if not self.is_alive():  # what held the stream open was not the bot
+                return self.crash(rpc, None, "no answer")
+            return _Fault(
+                FaultKind.TIMEOUT, f"{self.label}: no answer to {rpc} within {_ms(limit_ns)}"
+            )
+        if answer.error is not None:
+            code = answer.error.code
+            try:
+                status: Any = _STATUS_BY_VALUE[code]
+            except KeyError:
+                status = f"status {code}"
+            return _Fault(
+                FaultKind.ERROR_STATUS,
+                f"{self.label}: {rpc} failed with status "
+                f"{_status_text(status, answer.error.message)}",
+            )
+        return _Fault(
+            FaultKind.MALFORMED_ANSWER, f"{self.label}: malformed {rpc} answer: {answer.malformed}"
+        )
+
+    def session_broken(self, rpc: str, exc: SessionBroken) -> Any:
+        """The stream broke: the bot's crash, or ``_ARENA_CLOSED`` when it was the arena that
+        closed the channel of a living bot."""
+        try:
+            self.health(_HEALTH_REQUEST, timeout=0.25)
+        except ValueError:  # grpc: "Cannot invoke RPC on closed channel!"
+            closed = self.closed(rpc)
+            return _ARENA_CLOSED if closed is None else closed
+        except grpc.RpcError:
+            pass
+        return self.crash(rpc, exc.code, exc.details or "the session stream ended")
+
+    def close_session(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+    # -- blocking calls (``_drive``) ------------------------------------------------------
+
+    def decide(self, decision: Decision, data: bytes, limit_ns: int) -> tuple[Any, int]:
+        """Ask a decision: (the answer, as bytes or a message; or a ``_Fault``; or
+        ``_ARENA_CLOSED``), and the time it took in ns."""
+        if self.session is not None:
+            got, elapsed = self.session_call(decision, self.rpcs[decision], data, limit_ns)
+            if got is not _FALLBACK:
+                return got, elapsed
+        return self.unary_decide(decision, data, limit_ns)
+
+    def unary_decide(self, decision: Decision, data: bytes, limit_ns: int) -> tuple[Any, int]:
+        call, _, rpc = self.calls[decision]
+        t0 = perf_counter_ns()
+        try:
+            raw = call(data, timeout=limit_ns / 1e9)
+        except grpc.RpcError as exc:
+            elapsed = perf_counter_ns() - t0
+            return self.rpc_fault(rpc, exc, elapsed, limit_ns), elapsed
+        except ValueError:  # grpc: "Cannot invoke RPC on closed channel!"
+            closed = self.closed(rpc)
+            return (_ARENA_CLOSED if closed is None else closed), 0
+        return raw, perf_counter_ns() - t0
+
+    def notice(self, name: str, data: bytes, limit_ns: int) -> Any:
+        """Send a notice: None, or a ``_Fault``, or ``_ARENA_CLOSED``."""
+        if self.session is not None:
+            got, _ = self.session_call(name, name, data, limit_ns)
+            if got is not _FALLBACK:
+                return got if got is _ARENA_CLOSED or type(got) is _Fault else None
+        return self.unary_notice(name, data, limit_ns)
+
+    def unary_notice(self, name: str, data: bytes, limit_ns: int) -> Any:
+        t0 = perf_counter_ns()
+        try:
+            self.notices[name](data, timeout=limit_ns / 1e9)
+        except ValueError:
+            closed = self.closed(name)
+            return _ARENA_CLOSED if closed is None else closed
+        except grpc.RpcError as exc:
+            return self.rpc_fault(name, exc, perf_counter_ns() - t0, limit_ns)
+        return None
+
+    def end_match(self, data: bytes, limit_ns: int) -> None:
+        """Send EndMatch, a courtesy: whatever happens is not judged. Closes the session."""
+        if self.session is not None:
+            got, _ = self.session_call("EndMatch", "EndMatch", data, limit_ns)
+            self.close_session()
+            if got is not _FALLBACK:
+                return
+        with contextlib.suppress(grpc.RpcError, ValueError):
+            self.notices["EndMatch"](data, timeout=limit_ns / 1e9)
 
     def is_alive(self) -> bool:
         if self.dead:
@@ -182,6 +334,10 @@ class _Seat:
         )
 
     def exited(self) -> str:
+        # The runtime says how a bot ended when it knows more than the code (a memory kill).
+        description = getattr(self.bot, "exit_description", None)
+        if isinstance(description, str):
+            return f"its process has exited ({description})"
         returncode = getattr(self.bot, "returncode", None)
         return "its process has exited" + (
             f" ({_exit_text(returncode)})" if isinstance(returncode, int) else ""
@@ -206,6 +362,9 @@ class _Seat:
         except grpc.RpcError as exc:
             return isinstance(exc, grpc.Call) and exc.code() is not _UNAVAILABLE
         return True
+
+
+_STATUS_BY_VALUE = {code.value[0]: code for code in grpc.StatusCode}
 
 
 def _closed_by_arena(seat: _Seat) -> str:
@@ -263,6 +422,7 @@ class _Referee:
         match_id: str,
         stop: threading.Event | None,
         on_hand: Callable[[HandResult], None] | None,
+        sessions: bool = True,
     ) -> None:
         if len(bots) != 2:
             raise ValueError(f"a match needs exactly two bots, got {len(bots)}")
@@ -273,7 +433,7 @@ class _Referee:
         self.match_id = match_id
         self.stop = stop
         self.on_hand = on_hand
-        self.seats = (_Seat(0, bots[0], clock), _Seat(1, bots[1], clock))
+        self.seats = (_Seat(0, bots[0], clock, sessions), _Seat(1, bots[1], clock, sessions))
         self.match = Match(seed, rules)
         self.decisions: list[DecisionRecord] = []
         self.fault_notes: list[str] = []
@@ -283,31 +443,63 @@ class _Referee:
         self.rng = random.Random(f"spades-arena/substitute/{seed}")
 
     # -- the match ------------------------------------------------------------------------
+    #
+    # The match is written once, as generators that yield each call to a bot (an op) and get
+    # its outcome back; a driver makes the calls. ``run`` drives it with blocking calls in the
+    # caller's thread, ``run_async`` (``arena.referee.aio``) on the referee's event loop.
+
+    def match_ops(self) -> Generator[tuple[Any, ...], Any, MatchResult]:
+        ended = None
+        for seat in self.seats:
+            if seat.dead:
+                fault = _Fault(
+                    FaultKind.CRASH,
+                    f"{seat.label}: {seat.exited()} before the match began",
+                )
+                ended = self._fault(seat, fault)
+                break
+        for seat in self.seats:
+            if ended is None:
+                opened = yield (_OPEN, seat)
+                if opened is _ARENA_CLOSED:
+                    ended = None, Termination.ABORTED, _closed_by_arena(seat)
+                elif opened is not None:
+                    ended = self._fault(seat, opened)
+        if ended is None:
+            ended = yield from self._notify_start()
+        if ended is None:
+            ended = yield from self._play()
+        winner, termination, detail = ended
+        result = self._result(winner, termination, detail)
+        yield from self._send_end_match(winner, termination, detail)
+        return result
+
+    def aborted_ops(self) -> Generator[tuple[Any, ...], Any, None]:
+        """What is sent when the referee itself stops on an error."""
+        yield from self._send_end_match(
+            None, Termination.ABORTED, "the referee stopped on an error"
+        )
 
     def run(self) -> MatchResult:
         try:
-            ended = None
-            for seat in self.seats:
-                if seat.dead:
-                    fault = _Fault(
-                        FaultKind.CRASH,
-                        f"{seat.label}: {seat.exited()} before the match began",
-                    )
-                    ended = self._fault(seat, fault)
-                    break
-            if ended is None:
-                ended = self._notify_start()
-            if ended is None:
-                ended = self._play()
+            return _drive(self.match_ops())
         except BaseException:
-            self._send_end_match(None, Termination.ABORTED, "the referee stopped on an error")
+            try:
+                _drive(self.aborted_ops())
+            finally:
+                self.cancel_sessions()
             raise
-        winner, termination, detail = ended
-        result = self._result(winner, termination, detail)
-        self._send_end_match(winner, termination, detail)
-        return result
+        finally:
+            self.cancel_sessions()
 
-    def _play(self) -> tuple[int | None, Termination, str]:
+    def cancel_sessions(self) -> None:
+        """Sessions still open after EndMatch (a seat that never got it) are cancelled."""
+        for seat in self.seats:
+            if seat.session is not None:
+                seat.session.cancel()
+                seat.session = None
+
+    def _play(self) -> Generator[tuple[Any, ...], Any, tuple[int | None, Termination, str]]:
         """The decision loop, kept lean: it is the referee's hot path."""
         m = self.match
         seats = self.seats
@@ -325,49 +517,43 @@ class _Referee:
             clock = seat.clock
             legal = m.legal_actions() if decision is _PLAY or decision is _BID else ()
             data = encode(decision, m.observation(index), legal, clock)
-            call, parse, rpc = seat.calls[decision]
             limit_ns = clock.move_ns + clock.bank_ns
-            t0 = perf_counter_ns()
-            try:
-                raw = call(data, timeout=limit_ns / 1e9)
-            except grpc.RpcError as exc:
-                elapsed = perf_counter_ns() - t0
+            got, elapsed = yield (_DECIDE, seat, decision, data, limit_ns)
+            rpc = seat.rpcs[decision]
+            if got is _ARENA_CLOSED:
+                return None, Termination.ABORTED, _closed_by_arena(seat)
+            if type(got) is _Fault:
                 clock.charge(elapsed)
-                fault = seat.rpc_fault(rpc, exc, elapsed, limit_ns)
-            except ValueError:  # grpc: "Cannot invoke RPC on closed channel!"
-                closed = seat.closed(rpc)
-                if closed is None:
-                    return None, Termination.ABORTED, _closed_by_arena(seat)
-                return self._fault(seat, closed)
-            else:
-                elapsed = perf_counter_ns() - t0
-                if clock.charge(elapsed):
-                    try:
-                        action = action_from_response(decision, parse(raw))
-                        m.apply(action)
-                    except RulesError as exc:
-                        fault = _Fault(
-                            FaultKind.ILLEGAL_ACTION,
-                            f"{seat.label}: {_describe_action(decision, action)}: {exc}",
-                        )
-                    except (MalformedAnswerError, DecodeError) as exc:
-                        fault = _Fault(
-                            FaultKind.MALFORMED_ANSWER,
-                            f"{seat.label}: malformed {rpc} answer: {exc}",
-                        )
-                    else:
-                        append(DecisionRecord(index, decision, action, elapsed // 1000))
-                        if decision is _PLAY and m.decision is not _PLAY:
-                            ended = self._notify_end_hand()
-                            if ended is not None:
-                                return ended
-                        continue
-                else:
-                    fault = _Fault(
-                        FaultKind.TIMEOUT,
-                        f"{seat.label}: answered {rpc} after {_ms(elapsed)}, "
-                        f"over its limit of {_ms(limit_ns)}",
+                fault = got
+            elif clock.charge(elapsed):
+                try:
+                    action = action_from_response(
+                        decision, seat.parse[decision](got) if type(got) is bytes else got
                     )
+                    m.apply(action)
+                except RulesError as exc:
+                    fault = _Fault(
+                        FaultKind.ILLEGAL_ACTION,
+                        f"{seat.label}: {_describe_action(decision, action)}: {exc}",
+                    )
+                except (MalformedAnswerError, DecodeError) as exc:
+                    fault = _Fault(
+                        FaultKind.MALFORMED_ANSWER,
+                        f"{seat.label}: malformed {rpc} answer: {exc}",
+                    )
+                else:
+                    append(DecisionRecord(index, decision, action, elapsed // 1000))
+                    if decision is _PLAY and m.decision is not _PLAY:
+                        ended = yield from self._notify_end_hand()
+                        if ended is not None:
+                            return ended
+                    continue
+            else:
+                fault = _Fault(
+                    FaultKind.TIMEOUT,
+                    f"{seat.label}: answered {rpc} after {_ms(elapsed)}, "
+                    f"over its limit of {_ms(limit_ns)}",
+                )
             ended = self._fault(seat, fault)
             if ended is not None:
                 return ended
@@ -375,7 +561,7 @@ class _Referee:
             m.apply(action)
             append(DecisionRecord(index, decision, action, elapsed // 1000, fault.kind))
             if decision is _PLAY and m.decision is not _PLAY:
-                ended = self._notify_end_hand()
+                ended = yield from self._notify_end_hand()
                 if ended is not None:
                     return ended
         outcome = m.outcome
@@ -408,7 +594,7 @@ class _Referee:
 
     def _notify(
         self, name: str, requests: tuple[Any, Any], decided: bool = False
-    ) -> tuple[int | None, Termination, str] | None:
+    ) -> Generator[tuple[Any, ...], Any, tuple[int | None, Termination, str] | None]:
         """Send a notice to seat 0, then seat 1; judge timeouts, error statuses and crashes.
 
         One after the other rather than at once: a blocking call costs a round trip, a future
@@ -416,23 +602,15 @@ class _Referee:
         match is ``decided`` (the last hand's EndHand) a fault is counted and told, but cannot
         forfeit a result the cards have already settled."""
         limit_ns = self.clock.move_time_ms * 1_000_000
-        timeout = limit_ns / 1e9
         for seat, req in zip(self.seats, requests, strict=True):
             if seat.dead:
                 continue  # a seat found dead has no calls to make (see _Seat)
-            data = req.SerializeToString()
-            t0 = perf_counter_ns()
-            fault: _Fault | None = None
-            try:
-                seat.notices[name](data, timeout=timeout)
-            except ValueError:
-                fault = seat.closed(name)
-                if fault is None:
-                    return None, Termination.ABORTED, _closed_by_arena(seat)
-            except grpc.RpcError as exc:
-                fault = seat.rpc_fault(name, exc, perf_counter_ns() - t0, limit_ns)
-            if fault is None:
+            got = yield (_NOTICE, seat, name, req.SerializeToString(), limit_ns)
+            if got is _ARENA_CLOSED:
+                return None, Termination.ABORTED, _closed_by_arena(seat)
+            if got is None:
                 continue
+            fault: _Fault = got
             if decided:
                 seat.faults += 1
                 self.fault_notes.append(
@@ -444,33 +622,43 @@ class _Referee:
                 return ended
         return None
 
-    def _notify_start(self) -> tuple[int | None, Termination, str] | None:
+    def _notify_start(
+        self,
+    ) -> Generator[tuple[Any, ...], Any, tuple[int | None, Termination, str] | None]:
         s0, s1 = self.seats
-        return self._notify(
-            "StartMatch",
-            (
-                start_match_request(self.match_id, 0, self.rules, s1.name, self.clock),
-                start_match_request(self.match_id, 1, self.rules, s0.name, self.clock),
-            ),
+        return (
+            yield from self._notify(
+                "StartMatch",
+                (
+                    start_match_request(self.match_id, 0, self.rules, s1.name, self.clock),
+                    start_match_request(self.match_id, 1, self.rules, s0.name, self.clock),
+                ),
+            )
         )
 
-    def _notify_end_hand(self) -> tuple[int | None, Termination, str] | None:
+    def _notify_end_hand(
+        self,
+    ) -> Generator[tuple[Any, ...], Any, tuple[int | None, Termination, str] | None]:
         result = self.match.hand_results[-1]
         if self.on_hand is not None:
             self.on_hand(result)
-        return self._notify(
-            "EndHand",
-            (
-                end_hand_request(self.match_id, 0, result),
-                end_hand_request(self.match_id, 1, result),
-            ),
-            decided=self.match.is_over,
+        return (
+            yield from self._notify(
+                "EndHand",
+                (
+                    end_hand_request(self.match_id, 0, result),
+                    end_hand_request(self.match_id, 1, result),
+                ),
+                decided=self.match.is_over,
+            )
         )
 
-    def _send_end_match(self, winner: int | None, termination: Termination, detail: str) -> None:
+    def _send_end_match(
+        self, winner: int | None, termination: Termination, detail: str
+    ) -> Generator[tuple[Any, ...], Any, None]:
         """Tell the living bots how the match ended; their answers are not judged."""
         m = self.match
-        timeout = self.clock.move_time_ms / 1000
+        limit_ns = self.clock.move_time_ms * 1_000_000
         for seat in self.seats:
             if seat.dead:
                 continue
@@ -479,8 +667,7 @@ class _Referee:
                 detail,
             )
             # A courtesy: the result is already decided, whatever the bot answers.
-            with contextlib.suppress(grpc.RpcError, ValueError):
-                seat.notices["EndMatch"](req.SerializeToString(), timeout=timeout)
+            yield (_END_MATCH, seat, req.SerializeToString(), limit_ns)
 
     # -- the result -----------------------------------------------------------------------
 
@@ -510,6 +697,24 @@ class _Referee:
         )
 
 
+def _drive(ops: Generator[tuple[Any, ...], Any, Any]) -> Any:
+    """Run a match's generator with blocking calls in this thread."""
+    try:
+        op = next(ops)
+        while True:
+            kind = op[0]
+            if kind is _DECIDE:
+                op = ops.send(op[1].decide(op[2], op[3], op[4]))
+            elif kind is _NOTICE:
+                op = ops.send(op[1].notice(op[2], op[3], op[4]))
+            elif kind is _END_MATCH:
+                op = ops.send(op[1].end_match(op[2], op[3]))
+            else:
+                op = ops.send(op[1].open_session())
+    except StopIteration as done:
+        return done.value
+
+
 def _engine_version() -> str:
     from arena.rules import ENGINE_VERSION
 
@@ -526,6 +731,7 @@ def play_match(
     match_id: str | None = None,
     stop: threading.Event | None = None,
     on_hand: Callable[[HandResult], None] | None = None,
+    sessions: bool = True,
 ) -> MatchResult:
     """Play one match of ``bots[0]`` (seat 0) against ``bots[1]`` (seat 1) from ``seed``.
 
@@ -533,10 +739,21 @@ def play_match(
     the result whatever the bots do; raises only for the arena's own errors. ``stop``, when
     set by another thread, ends the match before its next decision as ``ABORTED``;
     ``on_hand`` is called with each hand's result as it is scored (for progress displays).
-    Safe to run in many threads at once: a match shares nothing with another."""
-    return _Referee(
-        bots, seed, rules, clock, policy, match_id or new_match_id(), stop, on_hand
-    ).run()
+    A seat whose bot serves ``PlaySession`` plays over one stream unless ``sessions`` is False
+    (``arena.referee.session``), the other over the unary RPCs; when both do, the match is
+    played on the referee's event loop (``arena.referee.aio``, and ``on_hand`` is called from
+    its thread). Safe to run in many threads at once: a match shares nothing with another."""
+    referee = _Referee(
+        bots, seed, rules, clock, policy, match_id or new_match_id(), stop, on_hand, sessions
+    )
+    if all(
+        seat.wants_session and isinstance(getattr(seat.bot, "target", None), str)
+        for seat in referee.seats
+    ):
+        from arena.referee import aio
+
+        return aio.run(referee)
+    return referee.run()
 
 
 def unplayed_result(

@@ -38,8 +38,19 @@ def _varint(n: int) -> bytes:
 _SMALL = tuple(_varint(n) for n in range(512))
 
 
+_LARGE: dict[int, bytes] = {}
+"""Varints of other values seen (scores above 511 or below 0), kept up to a bound."""
+
+
 def _v(n: int) -> bytes:
-    return _SMALL[n] if 0 <= n < 512 else _varint(n)
+    if 0 <= n < 512:
+        return _SMALL[n]
+    out = _LARGE.get(n)
+    if out is None:
+        out = _varint(n)
+        if len(_LARGE) < 8192:
+            _LARGE[n] = out
+    return out
 
 
 def _len_field(tag: int, body: bytes) -> bytes:
@@ -59,6 +70,7 @@ def _card_entries(tag: int) -> tuple[bytes, ...]:
 _INFO_HAND = _card_entries(0x2A)  # InformationSet.hand = 5
 _INFO_LOOKING = _card_entries(0x32)  # InformationSet.looking_at = 6
 _INFO_DISCARDS = _card_entries(0x3A)  # InformationSet.own_discards = 7
+_INFO_PUT_ASIDE = _card_entries(0x62)  # InformationSet.own_put_aside = 12
 _TRICK_CARDS = _card_entries(0x12)  # Trick.cards = 2
 _LEGAL_CARDS = _card_entries(0x22)  # PlayRequest.legal_cards = 4
 _SEAT = (b"", b"\x08\x01")  # InformationSet.seat = 1 (0 is the default: omitted)
@@ -155,6 +167,9 @@ class RequestEncoder:
                 parts.append(encoded)
         if obs.spades_broken:
             parts.append(b"\x58\x01")
+        if obs.own_put_aside:
+            aside = _INFO_PUT_ASIDE
+            parts += [aside[c] for c in obs.own_put_aside]
         info = b"".join(parts)
         return b"\x12" + _v(len(info)) + info  # *Request.info = 2
 

@@ -36,6 +36,7 @@ from arena.rules.errors import (
 from arena.rules.match import ENGINE_VERSION, Match, exchange_order, stock_order
 from arena.rules.observation import Observation, SeatView, TrickView
 from arena.rules.outcome import HandResult, Outcome, Termination
+from arena.rules.playout import TrickPlay, legal_plays, settle
 from arena.rules.ruleset import RuleSet
 from arena.rules.scoring import bag_penalty, hand_points
 
@@ -65,6 +66,7 @@ __all__ = [
     "RulesError",
     "SeatView",
     "Termination",
+    "TrickPlay",
     "TrickView",
     "WrongDecisionError",
     "bag_penalty",
@@ -73,10 +75,12 @@ __all__ = [
     "exchange_order",
     "format_cards",
     "hand_points",
+    "legal_plays",
     "make_card",
     "mask_of",
     "parse_card",
     "rank_of",
+    "settle",
     "stock_order",
     "suit_of",
 ]

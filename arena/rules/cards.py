@@ -63,14 +63,26 @@ def mask_of(cards: Iterable[int]) -> int:
     return mask
 
 
+_CARDS_OF: dict[int, tuple[int, ...]] = {}
+"""Recent masks' cards: a hand is asked for again and again while it is played out."""
+
+
 def cards_of(mask: int) -> tuple[int, ...]:
     """The cards of a mask, lowest first."""
+    cards = _CARDS_OF.get(mask)
+    if cards is not None:
+        return cards
     out = []
-    while mask:
-        low = mask & -mask
+    m = mask
+    while m:
+        low = m & -m
         out.append(low.bit_length() - 1)
-        mask ^= low
-    return tuple(out)
+        m ^= low
+    cards = tuple(out)
+    if len(_CARDS_OF) >= 65536:
+        _CARDS_OF.clear()
+    _CARDS_OF[mask] = cards
+    return cards
 
 
 def format_cards(cards: Iterable[int]) -> str:

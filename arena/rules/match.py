@@ -38,7 +38,7 @@ from arena.rules.outcome import HandResult, Outcome, Termination
 from arena.rules.ruleset import RuleSet
 from arena.rules.scoring import bag_penalty, hand_points
 
-ENGINE_VERSION = "1.0"
+ENGINE_VERSION = "1.1"
 """Changes whenever the same seed and actions could give a different match (record it)."""
 
 TRICKS_PER_HAND = 13
@@ -148,6 +148,7 @@ class Match:
         "_stock",
         "_stocks",
         "_to_act",
+        "_views",
         "_winners",
         "_won",
         "_xorder",
@@ -433,9 +434,27 @@ class Match:
             own_discards=tuple(self._own_discards[seat]),
             stock_size=NUM_CARDS - pos - (phase == _DRAW),
             seats=seats,
-            tricks=_trick_views(fd ^ 1, self._plays, self._winners),
+            tricks=self._trick_views(),
             spades_broken=self._broken,
+            own_put_aside=cards_of(self._aside[seat]) if self._aside[seat] else (),
         )
+
+    def _trick_views(self) -> tuple[TrickView, ...]:
+        """The tricks of the hand so far; the completed ones are built once (``_views``)."""
+        views = self._views
+        winners = self._winners
+        plays = self._plays
+        done = len(winners)
+        if len(views) < done:
+            leader = views[-1].winner if views else self._first_drawer ^ 1
+            for t in range(len(views), done):
+                winner = winners[t]
+                views.append(TrickView(leader, (plays[2 * t], plays[2 * t + 1]), winner))
+                leader = winner
+        if len(plays) > 2 * done:
+            leader = views[-1].winner if views else self._first_drawer ^ 1
+            return (*views, TrickView(leader, tuple(plays[2 * done :]), None))
+        return tuple(views)
 
     def copy(self) -> Match:
         """An independent snapshot: applying actions to either leaves the other unchanged."""
@@ -454,6 +473,7 @@ class Match:
         new._won = self._won[:]
         new._plays = self._plays[:]
         new._winners = self._winners[:]
+        new._views = self._views[:]
         new._own_discards = [d[:] for d in self._own_discards]
         new._draw_choices = [d[:] for d in self._draw_choices]
         return new
@@ -505,6 +525,7 @@ class Match:
         self._won = [0, 0]
         self._plays: list[int] = []
         self._winners: list[int] = []
+        self._views: list[TrickView] = []
         self._lead = -1
         self._broken = False
         self._legal = 0

@@ -1,7 +1,8 @@
 """What one player may know: exactly the information set of spades-rules.md, nothing more.
 
 Never the opponent's hand, the stock's order, the discard pile beyond one's own discards, the
-cards the opponent put aside in an exchange, or the seed.
+cards the opponent put aside in an exchange, or the seed. The cards a seat put aside in its own
+Double Nil exchange are its own knowledge and are part of its view.
 """
 
 from __future__ import annotations
@@ -62,3 +63,6 @@ class Observation:
     tricks: tuple[TrickView, ...]
     """This hand's tricks in order; the last may be open."""
     spades_broken: bool
+    own_put_aside: tuple[int, ...] = ()
+    """The cards this seat put aside in its own Double Nil exchange this hand, lowest first;
+    empty before it has exchanged (R-3.4, spades-rules.md "What each player may know")."""

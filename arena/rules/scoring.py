@@ -16,16 +16,15 @@ def hand_points(
 ) -> tuple[int, int]:
     """``(points, bags)`` of one player's hand by R-5.1 to R-5.4, before any sandbag penalty.
 
-    A (Double) Nil bidder's tricks score nothing and are no bags unless
-    ``nil_tricks_count_as_bags``; then each is a bag and, like every bag of R-5.1, a point.
+    A (Double) Nil bidder's tricks score nothing: her hand is exactly +/-100 (+/-200). With
+    ``nil_tricks_count_as_bags`` each of them is also a bag (R-5.3, R-5.4), unlike the
+    overtricks of R-5.1, which are a point each as well as a bag.
     """
     if bid == 0:
         value = DOUBLE_NIL_VALUE if double_nil else NIL_VALUE
         if tricks == 0:
             return value, 0
-        if nil_tricks_count_as_bags:
-            return tricks - value, tricks
-        return -value, 0
+        return -value, tricks if nil_tricks_count_as_bags else 0
     if tricks >= bid:
         return 10 * bid + tricks - bid, tricks - bid
     return -10 * bid, 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import math
 import os
 import re
 import stat
@@ -28,9 +29,28 @@ NAME_ENV = "ARENA_BOT_NAME"
 
 DEFAULT_MEMORY_MB = 1024
 DEFAULT_STARTUP_TIMEOUT_S = 10.0
+DEFAULT_PROCESSES = 256
+DEFAULT_CPUS = 1.0
+DEFAULT_DISK_MB = 64
+MAX_STARTUP_TIMEOUT_S = 300.0
 
 _TOP_KEYS = ("name", "version", "command", "limits", "env")
-_LIMIT_KEYS = ("memory_mb", "address_space_mb", "cpu_seconds", "max_processes", "startup_timeout_s")
+_LIMIT_KEYS = (
+    "memory_mb", "address_space_mb", "cpu_seconds", "processes", "max_processes", "cpus",
+    "disk_mb", "startup_timeout_s",
+)  # fmt: skip
+# The largest value of each limit a manifest may ask for (beyond: a typo or an attack).
+_LIMIT_MAX: dict[str, float] = {
+    "memory_mb": 1 << 20,  # 1 TiB
+    "address_space_mb": 1 << 22,
+    "cpu_seconds": 10_000_000.0,
+    "processes": 65_536,
+    "cpus": 1024.0,
+    "disk_mb": 1 << 16,
+    "startup_timeout_s": MAX_STARTUP_TIMEOUT_S,
+}
+_MAX_STRING = 32_768
+_MAX_ARGS = 1_000
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PLACEHOLDER_LIKE = re.compile(r"\{[a-z_]+\}")
 _RESERVED_ENV = (ADDRESS_ENV, NAME_ENV)
@@ -58,8 +78,18 @@ class BotLimits:
     memory_mb: int | None = DEFAULT_MEMORY_MB
     address_space_mb: int | None = None
     cpu_seconds: float | None = None
-    max_processes: int | None = None
+    processes: int | None = DEFAULT_PROCESSES
+    """Processes and threads (the pids cgroup; ``RLIMIT_NPROC`` under a uid of its own)."""
+    cpus: float | None = DEFAULT_CPUS
+    """CPU quota in cores (the cpu cgroup), e.g. 0.5 or 2."""
+    disk_mb: int = DEFAULT_DISK_MB
+    """Size of the sandbox's private /tmp (and of /dev/shm); it counts as memory too."""
     startup_timeout_s: float = DEFAULT_STARTUP_TIMEOUT_S
+
+    @property
+    def max_processes(self) -> int | None:
+        """The former name of :attr:`processes`."""
+        return self.processes
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +156,8 @@ def _parse(data: dict[str, Any], file: Path, directory: Path) -> BotManifest:
     version = data.get("version")
     if version is not None and (not isinstance(version, str) or not version.strip()):
         raise fail("version", f'must be a non-empty string (e.g. version = "1.0"), not {version!r}')
+    if version is not None:
+        _check_string(version, file, "version", limit=200)
 
     if "command" not in data:
         raise fail("command", 'missing (e.g. command = ["{python}", "bot.py"])')
@@ -141,6 +173,10 @@ def _parse(data: dict[str, Any], file: Path, directory: Path) -> BotManifest:
         )
     if not command[0]:
         raise fail("command", "the program (first element) is empty")
+    if len(command) > _MAX_ARGS:
+        raise fail("command", f"has {len(command)} arguments; at most {_MAX_ARGS}")
+    for i, arg in enumerate(command):
+        _check_string(arg, file, f"command[{i}]")
     for arg in command:
         for token in _PLACEHOLDER_LIKE.findall(arg):
             if token not in PLACEHOLDERS:
@@ -162,7 +198,10 @@ def _parse(data: dict[str, Any], file: Path, directory: Path) -> BotManifest:
             raise fail(f"env.{key}", "is set by the arena and cannot be overridden")
         if not isinstance(value, str):
             raise fail(f"env.{key}", f"must be a string, not {value!r}")
+        _check_string(value, file, f"env.{key}")
         env[key] = value
+    if len(env) > _MAX_ARGS:
+        raise fail("env", f"has {len(env)} variables; at most {_MAX_ARGS}")
 
     return BotManifest(
         name=name,
@@ -179,30 +218,59 @@ def _parse_limits(table: Any, file: Path) -> BotLimits:
         raise ManifestError(f"{file}: limits: must be a table ([limits])")
     _reject_unknown(table, _LIMIT_KEYS, file, "limits.")
 
+    if "processes" in table and "max_processes" in table:
+        raise ManifestError(
+            f"{file}: limits.max_processes: the former name of limits.processes; give one"
+        )
+
     def number(key: str, *, integer: bool, zero_means_none: bool) -> float | None:
         value = table[key]
+        name = "processes" if key == "max_processes" else key
         kind = "an integer" if integer else "a number"
         ok_type = int if integer else (int, float)
         if isinstance(value, bool) or not isinstance(value, ok_type):
             raise ManifestError(f"{file}: limits.{key}: must be {kind}, not {value!r}")
+        if not math.isfinite(value):
+            raise ManifestError(f"{file}: limits.{key}: must be a finite number, not {value!r}")
         if value == 0 and zero_means_none:
             return None
         if value <= 0:
             hint = " (0 means no limit)" if zero_means_none else ""
             raise ManifestError(f"{file}: limits.{key}: must be positive{hint}, not {value!r}")
+        top = _LIMIT_MAX[name]
+        if value > top:
+            raise ManifestError(f"{file}: limits.{key}: at most {top:g}, not {value!r}")
         return value
 
     values: dict[str, Any] = {}
-    for key in ("memory_mb", "address_space_mb", "max_processes"):
+    for key in ("memory_mb", "address_space_mb"):
         if key in table:
             values[key] = number(key, integer=True, zero_means_none=True)
-    if "cpu_seconds" in table:
-        values["cpu_seconds"] = number("cpu_seconds", integer=False, zero_means_none=True)
+    for key in ("processes", "max_processes"):
+        if key in table:
+            values["processes"] = number(key, integer=True, zero_means_none=True)
+    for key in ("cpu_seconds", "cpus"):
+        if key in table:
+            values[key] = number(key, integer=False, zero_means_none=True)
+    if "disk_mb" in table:
+        values["disk_mb"] = number("disk_mb", integer=True, zero_means_none=False)
     if "startup_timeout_s" in table:
         values["startup_timeout_s"] = number(
             "startup_timeout_s", integer=False, zero_means_none=False
         )
     return BotLimits(**values)
+
+
+def _check_string(value: str, file: Path, key: str, limit: int = _MAX_STRING) -> None:
+    """No NUL byte (no program can receive one) and no surrogate, and a sane length."""
+    if "\0" in value:
+        raise ManifestError(f"{file}: {key}: contains a NUL byte, which no process can receive")
+    if len(value) > limit:
+        raise ManifestError(f"{file}: {key}: longer than {limit} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ManifestError(f"{file}: {key}: is not valid UTF-8") from None
 
 
 def _reject_unknown(table: dict[str, Any], known: tuple[str, ...], file: Path, prefix: str) -> None:

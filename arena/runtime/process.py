@@ -31,7 +31,11 @@ from arena.errors import ArenaError
 from arena.runtime import supervisor
 from arena.runtime.botlog import DEFAULT_LOG_LIMIT, CappedLog
 from arena.runtime.channel import SERVING, health_status, open_channel
+from arena.runtime.jail import BotJail
 from arena.runtime.manifest import ADDRESS_ENV, NAME_ENV, BotLimits, BotManifest
+from arena.sandbox import SandboxMode, probe
+from arena.sandbox import bwrap as bwrap_cmd
+from arena.sandbox.mode import resolve_mode
 
 DEFAULT_GRACE_S = 2.0
 SOCKET_NAME = "bot.sock"
@@ -41,6 +45,9 @@ _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes
 # nothing else (the arena's own variables may hold secrets such as a database URL).
 _ENV_PASSED_ON = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ")
 _MB = 1 << 20
+_SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+MAX_STARTUP_TIMEOUT_S = 300.0
+"""No bot waits longer than this to serve, whatever its manifest or the caller says."""
 
 _active_logs: set[Path] = set()
 _active_logs_lock = threading.Lock()
@@ -76,30 +83,50 @@ def start_bot(
     limits: BotLimits | None = None,
     log_limit: int = DEFAULT_LOG_LIMIT,
     python: str = sys.executable,
+    sandbox: str | SandboxMode | None = None,
+    cancel: threading.Event | None = None,
 ) -> RunningBot:
     """Start the bot and return once its gRPC health check answers SERVING.
 
-    ``limits`` replaces the manifest's limits, ``startup_timeout`` its startup timeout. The log
-    goes to ``<log_dir>/<name>.log``; without ``log_dir`` it lives in the bot's private directory
-    and goes away with :meth:`RunningBot.stop`. ``python`` fills the ``{python}`` placeholder.
+    ``limits`` replaces the manifest's limits, ``startup_timeout`` its startup timeout (capped
+    at :data:`MAX_STARTUP_TIMEOUT_S`). The log goes to ``<log_dir>/<name>.log``; without
+    ``log_dir`` it lives in the bot's private directory and goes away with
+    :meth:`RunningBot.stop`. ``python`` fills the ``{python}`` placeholder. ``sandbox`` is
+    ``auto`` (default, or ``$ARENA_SANDBOX``), ``on`` or ``off`` (``arena.sandbox``). Setting
+    ``cancel`` (from another thread) ends the wait for the bot at once.
     Raises :class:`BotStartError` if the command is missing, the bot exits during startup, or it
     is not ready within the timeout (it is then killed).
     """
     limits = manifest.limits if limits is None else limits
     timeout = limits.startup_timeout_s if startup_timeout is None else startup_timeout
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise BotStartError(
+            f"bot '{manifest.name}': the startup timeout must be a positive number of seconds, "
+            f"not {timeout!r}",
+            name=manifest.name,
+        )
+    timeout = min(timeout, MAX_STARTUP_TIMEOUT_S)
     name = manifest.name
     deadline = time.monotonic() + timeout
+    sandboxed = resolve_mode(sandbox)
 
     runtime_dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
-    if len(str(runtime_dir / SOCKET_NAME)) > _MAX_SOCKET_PATH:
+    if len(str(runtime_dir / "sock" / SOCKET_NAME)) > _MAX_SOCKET_PATH:
         runtime_dir.rmdir()
         runtime_dir = Path(tempfile.mkdtemp(prefix="arena-bot-", dir="/tmp"))
-    address = f"unix:{runtime_dir / SOCKET_NAME}"
-    env = _bot_environment(manifest, address, runtime_dir)
+    socket_dir = runtime_dir / "sock" if sandboxed else runtime_dir
+    target = f"unix:{socket_dir / SOCKET_NAME}"
+    address = f"unix:{bwrap_cmd.SOCKET_DIR}/{SOCKET_NAME}" if sandboxed else target
+    env = _bot_environment(manifest, address, runtime_dir, sandboxed)
     argv = manifest.argv(python=python, address=address)
     log_path: Path | None = None
+    jail: BotJail | None = None
     try:
         program = _resolve_program(name, argv[0], manifest.directory, env["PATH"])
+        if sandboxed:
+            jail = BotJail.create(manifest, limits, socket_dir, python)
+            jail.environment(env)
+            argv, program = jail.command(program, argv), probe().bwrap or "bwrap"
         log_path = _claim_log_path(Path(log_dir) if log_dir is not None else runtime_dir, name)
         out_r, out_w = os.pipe()
         # The log reader runs before the bot does, so a failed start still drains and closes.
@@ -118,10 +145,13 @@ def start_bot(
             config = {
                 "program": program,
                 "argv": argv,
-                "limits": _rlimits(limits),
+                "limits": _rlimits(limits, own_uid=jail is not None and jail.uid is not None),
                 "control_fd": control_r,
                 "status_fd": status_w,
                 "runtime_dir": str(runtime_dir),
+                "sandboxed": sandboxed,
+                "cgroup_procs": jail.cgroup.procs_files if jail and jail.cgroup else [],
+                "notes": jail.notes if jail else [],
             }
             popen = subprocess.Popen(
                 [sys.executable, "-I", "-S", str(_SUPERVISOR), json.dumps(config)],
@@ -143,8 +173,11 @@ def start_bot(
     except BaseException as exc:
         if log_path is not None:
             _release_log_path(log_path)
+        if jail is not None:
+            jail.close()
         shutil.rmtree(runtime_dir, ignore_errors=True)
-        if isinstance(exc, OSError):  # a missing bot directory, an unwritable log directory…
+        # A missing bot directory, an unwritable log directory, a NUL byte in an argument…
+        if isinstance(exc, (OSError, ValueError)):
             raise BotStartError(f"bot '{name}': cannot start: {exc}", name=name) from exc
         raise
     process = _BotProcess(
@@ -153,11 +186,14 @@ def start_bot(
         control_fd=control_w,
         log=log,
         runtime_dir=runtime_dir,
-        target=address,
+        target=target,
+        jail=jail,
     )
     try:
-        process.bot_pid = _await_exec(process, status_r, deadline)
-        _await_serving(process, deadline, timeout)
+        process.bot_pid = _await_exec(process, status_r, deadline, cancel)
+        _await_serving(process, deadline, timeout, cancel)
+        if jail is not None and (wrong := jail.seal_socket(Path(target.removeprefix("unix:")))):
+            raise BotStartError(f"bot '{name}': {wrong}", name=name)
     except BaseException:
         process.stop(grace=0.0)
         raise
@@ -225,8 +261,38 @@ class RunningBot:
 
     @property
     def returncode(self) -> int | None:
-        """The bot's exit code, or minus the signal that killed it; None while it runs."""
+        """The bot's exit code, or minus the signal that killed it; None while it runs.
+        (In the sandbox, a bot killed by signal N exits with 128 + N, as bubblewrap reports.)"""
         return self._process.popen.poll()
+
+    @property
+    def sandboxed(self) -> bool:
+        return self._process.jail is not None
+
+    @property
+    def uid(self) -> int | None:
+        """The unprivileged uid the bot runs as in the sandbox (None: the arena's own)."""
+        jail = self._process.jail
+        return jail.uid if jail is not None else None
+
+    @property
+    def exit_description(self) -> str | None:
+        """How the bot ended, for a crash's reason: ``killed by SIGKILL``, ``exit code 1``,
+        ``killed by SIGKILL at its memory limit (512 MB)``; None while it runs."""
+        code = self._process.popen.poll()
+        if code is None:
+            return None
+        jail = self._process.jail
+        signum = -code if code < 0 else code - 128 if jail is not None and code > 128 else None
+        text = f"exit code {code}"
+        if signum is not None:
+            try:
+                text = f"killed by {signal.Signals(signum).name}"
+            except ValueError:
+                text = f"killed by signal {signum}"
+        if jail is not None and jail.memory_killed():
+            text += f" at its memory limit ({jail.limits.memory_mb} MB)"
+        return text
 
     def alive(self) -> bool:
         """Whether the bot's main process is still running."""
@@ -270,7 +336,9 @@ class _BotProcess:
         log: CappedLog,
         runtime_dir: Path,
         target: str,
+        jail: BotJail | None = None,
     ) -> None:
+        self.jail = jail
         self.name = name
         self.popen = popen
         self.control_fd: int | None = control_fd
@@ -295,7 +363,11 @@ class _BotProcess:
                     except subprocess.TimeoutExpired:
                         self._kill()
                 self._sweep_group()
+                if self.jail is not None and self.jail.cgroup is not None:
+                    self.jail.cgroup.kill_all()
             finally:
+                if self.jail is not None:
+                    self.jail.close()
                 self.channel.close()
                 if self.control_fd is not None:
                     os.close(self.control_fd)
@@ -310,7 +382,8 @@ class _BotProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGTERM)
         table = supervisor.process_table()
-        escaped = [p for p in supervisor.descendants(pgid, table) if table[p][1] != pgid]
+        sandbox_pid = self.bot_pid if self.jail is not None else None
+        escaped = supervisor.term_targets(pgid, table, pgid, sandbox_pid)
         supervisor.signal_pids(escaped, signal.SIGTERM)
 
     def _kill(self) -> None:
@@ -322,6 +395,8 @@ class _BotProcess:
         if self.control_fd is not None:
             os.close(self.control_fd)
             self.control_fd = None
+        if self.jail is not None and self.jail.cgroup is not None:
+            self.jail.cgroup.kill_all()
         deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline:
             left = supervisor.descendants(self.popen.pid)
@@ -346,16 +421,25 @@ class _BotProcess:
             time.sleep(0.005)
 
 
-def _await_exec(process: _BotProcess, status_fd: int, deadline: float) -> int:
+def _check_cancel(process: _BotProcess, cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        process.stop(grace=0.0)
+        raise BotStartError(f"bot '{process.name}': start-up cancelled", name=process.name)
+
+
+def _await_exec(
+    process: _BotProcess, status_fd: int, deadline: float, cancel: threading.Event | None
+) -> int:
     """Wait for the supervisor to report that the bot's command runs; the bot's pid."""
     poller = select.poll()
     poller.register(status_fd, select.POLLIN)
     line = b""
     while not line.endswith(b"\n"):
+        _check_cancel(process, cancel)
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             _fail_not_ready(process, "its command did not start")
-        if not poller.poll(remaining * 1000):
+        if not poller.poll(min(remaining, 0.1) * 1000):
             continue
         chunk = os.read(status_fd, 4096)
         if not chunk:
@@ -370,12 +454,15 @@ def _await_exec(process: _BotProcess, status_fd: int, deadline: float) -> int:
     return int(event["pid"])
 
 
-def _await_serving(process: _BotProcess, deadline: float, timeout: float) -> None:
+def _await_serving(
+    process: _BotProcess, deadline: float, timeout: float, cancel: threading.Event | None
+) -> None:
     """Poll the health check until SERVING; fail fast if the bot exits or lacks the service."""
     socket_path = Path(process.target.removeprefix("unix:"))
     pause = 0.01
     last = "no answer"
     while True:
+        _check_cancel(process, cancel)
         if process.popen.poll() is not None:
             _fail_exited(process)
         remaining = deadline - time.monotonic()
@@ -452,11 +539,17 @@ def _resolve_program(name: str, program: str, directory: Path, path: str) -> str
     return found
 
 
-def _bot_environment(manifest: BotManifest, address: str, runtime_dir: Path) -> dict[str, str]:
+def _bot_environment(
+    manifest: BotManifest, address: str, runtime_dir: Path, sandboxed: bool
+) -> dict[str, str]:
     env = {key: os.environ[key] for key in _ENV_PASSED_ON if key in os.environ}
     env.update({key: value for key, value in os.environ.items() if key.startswith("LC_")})
     env.setdefault("PATH", os.defpath)
     env["TMPDIR"] = str(runtime_dir)
+    if sandboxed:
+        # What exists inside: the system's programs, and a private /tmp as home.
+        env.update(PATH=_SANDBOX_PATH, HOME="/tmp", TMPDIR="/tmp", USER="bot", LOGNAME="bot")
+        env["PYTHONDONTWRITEBYTECODE"] = "1"  # the bot's directory is read-only
     env["PYTHONUNBUFFERED"] = "1"
     env.update(manifest.env)
     env[ADDRESS_ENV] = address
@@ -464,7 +557,7 @@ def _bot_environment(manifest: BotManifest, address: str, runtime_dir: Path) -> 
     return env
 
 
-def _rlimits(limits: BotLimits) -> dict[str, list[int]]:
+def _rlimits(limits: BotLimits, own_uid: bool) -> dict[str, list[int]]:
     """The resource limits as ``RLIMIT_* name -> [soft, hard]`` for the supervisor."""
     out: dict[str, list[int]] = {"RLIMIT_CORE": [0, 0]}
     if limits.memory_mb is not None:
@@ -475,8 +568,9 @@ def _rlimits(limits: BotLimits) -> dict[str, list[int]]:
         # SIGXCPU at the soft limit; SIGKILL a second later for a bot that catches it.
         soft = max(1, math.ceil(limits.cpu_seconds))
         out["RLIMIT_CPU"] = [soft, soft + 1]
-    if limits.max_processes is not None:
-        out["RLIMIT_NPROC"] = [limits.max_processes] * 2
+    if limits.processes is not None and own_uid:
+        # RLIMIT_NPROC counts every process of the user: a bot's own only under its own uid.
+        out["RLIMIT_NPROC"] = [limits.processes] * 2
     # A hard limit cannot be raised above the arena's own.
     for name, (soft, hard) in out.items():
         _, current_hard = resource.getrlimit(getattr(resource, name))

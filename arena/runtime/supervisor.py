@@ -34,8 +34,10 @@ import shutil
 import signal
 import sys
 import time
+from typing import Any
 
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
 _TERM_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 # Python ignores SIGPIPE and SIGXFSZ; ignored signals stay ignored across exec, so reset them.
 _RESET_IN_CHILD = (*_TERM_SIGNALS, signal.SIGCHLD, signal.SIGPIPE, signal.SIGXFSZ)
@@ -89,6 +91,21 @@ def group_members(pgid: int, table: dict[int, tuple[int, int, bool]] | None = No
     return [pid for pid, (_ppid, group, alive) in table.items() if group == pgid and alive]
 
 
+def term_targets(
+    root: int, table: dict[int, tuple[int, int, bool]], group: int, sandbox_pid: int | None
+) -> list[int]:
+    """The descendants of ``root`` outside process group ``group`` that SIGTERM should reach.
+
+    In the sandbox, ``sandbox_pid`` is bubblewrap and its child the init of the bot's PID
+    namespace: SIGTERM to bubblewrap would end the sandbox at once (``--die-with-parent``)
+    instead of letting the bot exit in its grace period, so both are left out.
+    """
+    skip: set[int] = set()
+    if sandbox_pid is not None:
+        skip = {sandbox_pid, *(p for p, (ppid, _g, _a) in table.items() if ppid == sandbox_pid)}
+    return [p for p in descendants(root, table) if table[p][1] != group and p not in skip]
+
+
 def signal_pids(pids: list[int], sig: int) -> None:
     """Send ``sig`` to each pid that still exists."""
     for pid in pids:
@@ -118,30 +135,57 @@ def _reap(bot_pid: int) -> int | None:
             status = wait_status
 
 
+def _has_children() -> bool:
+    """Whether any process is still below this one: as a subreaper, every orphan of the tree is
+    reparented here, so "no child at all" (ECHILD) proves the tree is empty, where a snapshot of
+    ``/proc`` can miss a process that forks and exits while it is being read."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
+
+
 def _kill_everything_below(bot_pid: int, limit_s: float = 5.0) -> int | None:
-    """SIGKILL every descendant until none is left; returns the bot's status if reaped here."""
+    """SIGKILL every descendant until none is left; returns the bot's status if reaped here.
+
+    A fork-hopping daemon (a new pid and session every generation) is never missed: the loop
+    ends only when this process has no child left, not at the first empty snapshot."""
     status = None
     deadline = time.monotonic() + limit_s
     me = os.getpid()
     while True:
         reaped = _reap(bot_pid)
         status = reaped if reaped is not None else status
-        left = descendants(me)
-        if not left or time.monotonic() > deadline:
+        if not _has_children() or time.monotonic() > deadline:
             return status
-        signal_pids(left, signal.SIGKILL)
-        time.sleep(0.002)
+        signal_pids(descendants(me), signal.SIGKILL)
+        time.sleep(0.001)
 
 
-def _exec_bot(program: str, argv: list[str], limits: dict[str, list[int]], err_w: int) -> None:
-    """In the forked child: reset signals, apply the limits, become the bot. Never returns."""
+def _exec_bot(config: dict[str, Any], err_w: int) -> None:
+    """In the forked child: reset signals, join the cgroups, apply the limits, become the bot
+    (or the sandbox that runs it). Never returns."""
     try:
         signal.set_wakeup_fd(-1)
         for sig in _RESET_IN_CHILD:
             signal.signal(sig, signal.SIG_DFL)
-        for name, (soft, hard) in limits.items():
+        for procs in config.get("cgroup_procs", ()):
+            with open(procs, "w") as fh:
+                fh.write(str(os.getpid()))
+        if config.get("sandboxed"):
+            # Out of the supervisor's group, so that the arena's SIGTERM to the group does not
+            # end bubblewrap (and with it the bot) before the bot's grace period.
+            os.setpgid(0, 0)
+        else:
+            # Dies with the supervisor: a bot that kills its supervisor does not serve on.
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() == 1:
+                os._exit(137)
+        for name, (soft, hard) in config["limits"].items():
             resource.setrlimit(getattr(resource, name), (soft, hard))
-        os.execv(program, argv)
+        os.execv(config["program"], config["argv"])
     except OSError as exc:
         os.write(err_w, f"{exc.strerror or exc}".encode())
     except BaseException as exc:  # anything at all must reach the arena
@@ -167,14 +211,14 @@ def _exit_like(status: int) -> None:
 def main(config_json: str) -> None:
     config = json.loads(config_json)
     argv: list[str] = config["argv"]
-    program: str = config["program"]
-    limits: dict[str, list[int]] = config["limits"]
     control_fd: int = config["control_fd"]
     status_fd: int = config["status_fd"]
     runtime_dir: str | None = config.get("runtime_dir")
     for fd in (control_fd, status_fd):
         os.set_inheritable(fd, False)
 
+    for note in config.get("notes", ()):
+        print(f"[arena] {note}", file=sys.stderr, flush=True)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
@@ -198,7 +242,7 @@ def main(config_json: str) -> None:
     bot_pid = os.fork()
     if bot_pid == 0:
         os.close(err_r)
-        _exec_bot(program, argv, limits, err_w)
+        _exec_bot(config, err_w)
     os.close(err_w)
     failure = b""
     while chunk := os.read(err_r, 4096):
@@ -222,10 +266,9 @@ def main(config_json: str) -> None:
             # The group already got the signal; pass it on to those who left the group.
             terminate = False
             table = process_table()
-            mine = os.getpgrp()
+            sandbox_pid = bot_pid if config.get("sandboxed") else None
             signal_pids(
-                [p for p in descendants(os.getpid(), table) if table[p][1] != mine],
-                signal.SIGTERM,
+                term_targets(os.getpid(), table, os.getpgrp(), sandbox_pid), signal.SIGTERM
             )
         readable, _, _ = select.select(watched, [], [])
         if control_fd in readable and not os.read(control_fd, 64):

@@ -53,7 +53,7 @@ def resolve_address(address: str | None = None, argv: Sequence[str] | None = Non
 class BotServer:
     """A running bot server. ``stop()`` drains in-flight requests for ``grace`` seconds."""
 
-    def __init__(self, bot: Bot, address: str, max_workers: int = 16) -> None:
+    def __init__(self, bot: Bot, address: str, max_workers: int = 64) -> None:
         self.bot = bot
         self.server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="bot")
@@ -85,16 +85,17 @@ class BotServer:
         self.server.wait_for_termination()
 
 
-def start(bot: Bot, address: str | None = None, max_workers: int = 16) -> BotServer:
+def start(bot: Bot, address: str | None = None, max_workers: int = 64) -> BotServer:
     """Start serving ``bot`` in background threads and return the running server."""
     return BotServer(bot, resolve_address(address), max_workers)
 
 
-def serve(bot: Bot, address: str | None = None, max_workers: int = 16) -> None:
+def serve(bot: Bot, address: str | None = None, max_workers: int = 64) -> None:
     """Serve ``bot`` until SIGTERM or SIGINT, then shut down gracefully.
 
     The address is ``address``, else ``--listen ADDR``, else $ARENA_BOT_ADDRESS. One process
-    serves many matches at once (a pool of ``max_workers`` threads)."""
+    serves many matches at once (a pool of ``max_workers`` threads; a match played over
+    ``PlaySession`` holds one thread for its length)."""
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:

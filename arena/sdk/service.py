@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import operator
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from arena._gen.spades.v1 import bot_pb2 as pb
 from arena._gen.spades.v1 import bot_pb2_grpc
 from arena.rules.decisions import Action, Decision
 from arena.rules.errors import InvalidRuleSetError
+from arena.rules.observation import Observation
 from arena.sdk.bot import Bot
 from arena.sdk.view import Clock, HandEnd, MatchEnd, MatchStart, View
 
@@ -29,37 +31,52 @@ class BotAnswerError(TypeError):
     """A bot method returned a value of the wrong type (None from a forgotten ``return``…)."""
 
 
+_CLOCKS: dict[tuple[int, int], Clock] = {}
+
+
 def _clock(msg: pb.Clock) -> Clock:
-    return Clock(move_time_ms=msg.move_time_ms, time_bank_ms=msg.time_bank_ms)
+    key = (msg.move_time_ms, msg.time_bank_ms)
+    clock = _CLOCKS.get(key)
+    if clock is None:
+        clock = Clock(move_time_ms=key[0], time_bank_ms=key[1])
+        if len(_CLOCKS) >= 4096:
+            _CLOCKS.clear()
+        _CLOCKS[key] = clock
+    return clock
+
+
+_OBSERVATION_FIELDS = {f.name for f in dataclasses.fields(Observation)}
+_SHARED = tuple(f.name for f in dataclasses.fields(View) if f.name in _OBSERVATION_FIELDS)
+"""The fields a View takes from the engine's observation as they are."""
+_VIEW_DEFAULTS = {
+    f.name: f.default for f in dataclasses.fields(View) if f.default is not dataclasses.MISSING
+}
+_unfilled = {f.name for f in dataclasses.fields(View)} - set(_SHARED) - set(_VIEW_DEFAULTS)
+if _unfilled != {"match_id", "clock"}:  # pragma: no cover - caught by any test on import
+    raise RuntimeError(f"view_of does not fill View fields {sorted(_unfilled)}")
 
 
 def view_of(decision: Decision, request: Any) -> View:
-    """The bot's view of a decision request."""
+    """The bot's view of a decision request.
+
+    Built without ``View.__init__`` (a frozen dataclass's sets each of its 17 fields through
+    ``object.__setattr__``, a fifth of the conversion's time): the same object, field for
+    field."""
     obs = protocol.observation_from_pb(request.info, decision)
-    extra: dict[str, Any] = {}
+    fields = dict(_VIEW_DEFAULTS)
+    for name in _SHARED:
+        fields[name] = getattr(obs, name)
+    fields["match_id"] = request.match_id
+    fields["clock"] = _clock(request.clock)
     if decision is Decision.PLAY:
-        extra["legal_cards"] = protocol.cards_from_pb(request.legal_cards, "legal card")
+        fields["legal_cards"] = protocol.cards_from_pb(request.legal_cards, "legal card")
     elif decision is Decision.BID:
-        extra["legal_bids"] = tuple(request.legal_bids)
+        fields["legal_bids"] = tuple(request.legal_bids)
     elif decision is Decision.EXCHANGE:
-        extra["max_cards"] = request.max_cards
-    return View(
-        match_id=request.match_id,
-        decision=decision,
-        seat=obs.seat,
-        rules=obs.rules,
-        hand_number=obs.hand_number,
-        first_drawer=obs.first_drawer,
-        hand=obs.hand,
-        looking_at=obs.looking_at,
-        own_discards=obs.own_discards,
-        stock_size=obs.stock_size,
-        seats=obs.seats,
-        tricks=obs.tricks,
-        spades_broken=obs.spades_broken,
-        clock=_clock(request.clock),
-        **extra,
-    )
+        fields["max_cards"] = request.max_cards
+    view = object.__new__(View)
+    view.__dict__.update(fields)
+    return view
 
 
 def _as_bool(value: object, method: str) -> bool:
@@ -145,6 +162,19 @@ class BotHandler:
         return pb.EndMatchResponse()
 
 
+# PlaySession: each request field of the stream and the decision it asks (None for a notice).
+_SESSION_DECISIONS: dict[str, Decision | None] = {
+    "decide_double_nil": Decision.DOUBLE_NIL,
+    "draw": Decision.DRAW,
+    "exchange": Decision.EXCHANGE,
+    "bid": Decision.BID,
+    "play": Decision.PLAY,
+    "start_match": None,
+    "end_hand": None,
+    "end_match": None,
+}
+
+
 class BotServicer(bot_pb2_grpc.BotServiceServicer):
     """The BotService of one bot. A bot error fails the RPC with INTERNAL and its message
     (and is logged with its traceback on stderr), so the referee sees a fault, not a guess; a
@@ -191,3 +221,34 @@ class BotServicer(bot_pb2_grpc.BotServiceServicer):
 
     def EndMatch(self, request: Any, context: grpc.ServicerContext) -> Any:
         return self._run(context, lambda: self.handler.end_match(request))
+
+    def PlaySession(self, request_iterator: Any, context: grpc.ServicerContext) -> Any:
+        """Answer a match's requests on one stream, in order: the same answers as the unary
+        RPCs, an error as a ``SessionError`` carrying the status the unary RPC would fail with.
+        """
+        handler = self.handler
+        notices = {
+            "start_match": handler.start_match,
+            "end_hand": handler.end_hand,
+            "end_match": handler.end_match,
+        }
+        answer = handler.answer
+        for request in request_iterator:
+            kind = request.WhichOneof("request")
+            response = pb.PlaySessionResponse(seq=request.seq)
+            try:
+                if kind is None:
+                    raise protocol.MalformedMessageError("a PlaySession request with no request")
+                decision = _SESSION_DECISIONS[kind]
+                inner = getattr(request, kind)
+                result = notices[kind](inner) if decision is None else answer(decision, inner)
+                getattr(response, kind).CopyFrom(result)
+            except (protocol.MalformedMessageError, InvalidRuleSetError) as exc:
+                log.error("bot %s got a malformed request: %s", handler.bot.name, exc)
+                response.error.code = grpc.StatusCode.INVALID_ARGUMENT.value[0]
+                response.error.message = f"malformed request: {exc}"
+            except Exception as exc:
+                log.exception("bot %s failed", handler.bot.name)
+                response.error.code = grpc.StatusCode.INTERNAL.value[0]
+                response.error.message = f"{type(exc).__name__}: {exc}"
+            yield response

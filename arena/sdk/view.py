@@ -65,6 +65,9 @@ class View:
     """In a bid decision, the bids that may be made (R-3.1)."""
     max_cards: int = 0
     """In an exchange decision, the most cards that may be put aside (R-3.4)."""
+    own_put_aside: tuple[int, ...] = ()
+    """The cards this bot put aside in its own Double Nil exchange this hand, lowest first;
+    empty before it has exchanged (R-3.4). They are out of play for this hand."""
 
     # -- seats ------------------------------------------------------------------------------
 
@@ -141,8 +144,9 @@ class View:
     @cached_property
     def unseen_mask(self) -> int:
         """Cards this bot has not seen this hand: in the opponent's hand, the stock, the
-        discard pile or put aside in an exchange (it cannot tell which)."""
+        discard pile or put aside in the opponent's exchange (it cannot tell which)."""
         seen = self.hand_mask | self.played_mask | mask_of(self.own_discards)
+        seen |= mask_of(self.own_put_aside)
         if self.looking_at is not None:
             seen |= 1 << self.looking_at
         return ((1 << 52) - 1) & ~seen
@@ -172,6 +176,7 @@ class View:
             seats=self.seats,
             tricks=self.tricks,
             spades_broken=self.spades_broken,
+            own_put_aside=self.own_put_aside,
         )
 
 

@@ -136,6 +136,8 @@ def standings_to_pb(standings: Standings) -> pb.TournamentStandings:
                 bot_a=h.bot_a, bot_b=h.bot_b, matches=h.matches, wins_a=h.wins_a,
                 wins_b=h.wins_b, draws=h.draws, pairs_won_a=h.pairs_won_a,
                 pairs_won_b=h.pairs_won_b, pairs_split=h.pairs_split, margin_a=h.margin_a,
+                pairs=h.pairs, score_a=h.score_a, score_a_low=h.score_a_low,
+                score_a_high=h.score_a_high,
             )
             for h in standings.head_to_head
         ],
@@ -154,6 +156,10 @@ def standings_from_pb(msg: pb.TournamentStandings, played: int, total: int) -> S
                 bot_a=h.bot_a, bot_b=h.bot_b, matches=h.matches, wins_a=h.wins_a,
                 wins_b=h.wins_b, draws=h.draws, pairs_won_a=h.pairs_won_a,
                 pairs_won_b=h.pairs_won_b, pairs_split=h.pairs_split, margin_a=h.margin_a,
+                pairs=h.pairs,
+                score_a=h.score_a if h.HasField("score_a") else None,
+                score_a_low=h.score_a_low if h.HasField("score_a_low") else None,
+                score_a_high=h.score_a_high if h.HasField("score_a_high") else None,
             )
             for h in msg.head_to_head
         ],
@@ -290,6 +296,8 @@ def leaderboard_row_to_pb(row: LeaderboardRow) -> pb.LeaderboardEntry:
         losses=row.losses,
         draws=row.draws,
         faults=row.faults,
+        mu_low=row.mu_low,
+        mu_high=row.mu_high,
     )
 
 

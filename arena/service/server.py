@@ -59,6 +59,36 @@ class ServerConfig:
     """Worker threads for the unary calls' store and disk work (streams hold none)."""
     shutdown_grace_s: float = 30.0
     """How long running matches may take to finish on shutdown before they are aborted."""
+    sandbox: str | None = None
+    """auto, on or off (``arena.sandbox``); default ``$ARENA_SANDBOX``, else auto."""
+    insecure_no_sandbox: bool = False
+    """Run submitted bots even without the sandbox (a server refuses to, otherwise)."""
+    ray: str | None = None
+    """Play tournaments' matches on the Ray cluster at this address (``arena.distributed``)."""
+    ray_worker_cpus: float = 2.0
+
+
+def sandbox_decision(config: ServerConfig) -> tuple[str, str]:
+    """The mode the server's bots run in, and the line that says so at start-up. A server runs
+    strangers' code: without the sandbox it refuses to start unless told it is insecure."""
+    from arena.sandbox import SandboxMode, probe, resolve_mode
+
+    mode = SandboxMode.parse(config.sandbox)
+    if mode is not SandboxMode.OFF and probe().sandbox:
+        return SandboxMode.ON.value, "bots run in the sandbox (`arena doctor` for its limits)"
+    why = "--sandbox off" if mode is SandboxMode.OFF else probe().bwrap_error
+    if mode is SandboxMode.ON:
+        resolve_mode(mode)  # raises, saying why
+    if not config.insecure_no_sandbox:
+        raise ArenaError(
+            f"arena serve runs submitted bots, and will not without the sandbox ({why}); "
+            "install bubblewrap (`arena doctor`), or pass --insecure-no-sandbox to run them "
+            "as plain processes with the server's rights"
+        )
+    return SandboxMode.OFF.value, (
+        f"WARNING: bots run WITHOUT the sandbox ({why}; --insecure-no-sandbox): a submitted "
+        "bot can read the database and reach the network"
+    )
 
 
 class ArenaServer:
@@ -71,6 +101,7 @@ class ArenaServer:
         self.config = config
         if (config.tls_cert is None) != (config.tls_key is None):
             raise ArenaError("TLS needs both --tls-cert and --tls-key")
+        self.sandbox, self.sandbox_note = sandbox_decision(config)
         self.store = Store.open(config.db)
         self._pool = futures.ThreadPoolExecutor(
             max_workers=config.max_workers, thread_name_prefix="arena-rpc"
@@ -83,11 +114,18 @@ class ArenaServer:
         try:
             data_dir = config.data_dir or default_data_dir(config.db)
             self.submissions = BotSubmissions(self.store, data_dir, config.limits, config.quotas)
+            executor = None
+            if config.ray is not None:
+                from arena.distributed import ray_executor_factory
+
+                executor, _ = ray_executor_factory(config.ray, worker_cpus=config.ray_worker_cpus)
             self.tournaments = TournamentManager(
                 self.store,
                 watch_max_s=config.service_limits.watch_max_s,
                 limits=config.tournament_limits,
                 quotas=config.quotas,
+                sandbox=self.sandbox,
+                executor=executor,
             )
             self.port = self._on_loop(self._build(config))
         except BaseException:
@@ -220,6 +258,7 @@ def serve(config: ServerConfig) -> None:
             file=sys.stderr,
             flush=True,
         )
+        print(f"arena: {server.sandbox_note}", file=sys.stderr, flush=True)
         while not stop.wait(0.5):
             pass
         print("arena: shutting down: finishing running matches", file=sys.stderr, flush=True)

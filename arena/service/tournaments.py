@@ -61,6 +61,7 @@ from arena.tournament import (
     tournament_standings,
 )
 from arena.tournament.entrants import sample_bot_dirs
+from arena.tournament.runner import ExecutorFactory
 
 log = logging.getLogger(__name__)
 
@@ -157,12 +158,16 @@ class TournamentManager:
         watch_max_s: float = 3600.0,
         limits: TournamentLimits | None = None,
         quotas: Quotas | None = None,
+        sandbox: str | None = None,
+        executor: ExecutorFactory | None = None,
     ) -> None:
         self._store = store
         self.watch_max_s = watch_max_s
         self.limits = limits or TournamentLimits()
         self.quotas = quotas or Quotas()
         self._starting = threading.Lock()
+        self._sandbox = sandbox
+        self._executor = executor
         self._max_concurrency = max_concurrency
         self._lock = threading.Lock()
         self._running: dict[int, _Running] = {}
@@ -282,6 +287,8 @@ class TournamentManager:
                 stop=running.stop_starting,
                 abort=running.abort,
                 record_aborted=True,
+                sandbox=self._sandbox,
+                executor=self._executor,
             )
         except Exception:
             log.exception("tournament %s failed", running.tournament_id)

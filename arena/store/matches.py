@@ -1,11 +1,11 @@
 """The store's matches: recording one with its rating update, reading them back.
 
-A match and its rating update are committed in one transaction. Ratings are applied in the
-recorded order (``matches.id``), and the recorded order is made to agree with the commit order:
-a transaction first locks the two rating rows (``SELECT … FOR UPDATE`` in id order on
-PostgreSQL; ``BEGIN IMMEDIATE`` on SQLite) and only then inserts the match, so its id is taken
-after every earlier update of those two bots has committed. ``recompute_ratings`` replays the
-rated matches in id order and gets the same numbers, bit for bit.
+A match and its rating update are committed in one transaction. Ratings are applied not in the
+recorded order but by tournament, then schedule position (``rating_order.py``): a tournament's
+result that arrives before an earlier game of its schedule waits for it, in the database, and is
+applied in the transaction that records that game. The transaction holds one lock while it
+applies (a PostgreSQL advisory lock; ``BEGIN IMMEDIATE`` on SQLite), so ``recompute_ratings``
+replays the applied matches in the same order and gets the same numbers, bit for bit.
 
 What is rated: a match that ended by the rules (win, loss, or draw), and a forfeit, which counts
 as a loss for the side that forfeited. Kept but not rated: aborted matches (the arena stopped;
@@ -30,11 +30,12 @@ from arena.referee.record import (
     encode_decisions,
 )
 from arena.rules.ruleset import RuleSet
+from arena.store import rating_order
 from arena.store.bots import BotsMixin
 from arena.store.core import check_seats, check_seed, first_line
 from arena.store.errors import AlreadyRecordedError, NotFoundError, StoreError
 from arena.store.models import Bot, BotVersion, Match, Rating, TournamentGame
-from arena.store.ratings_store import RatingsMixin, apply_result, rating_info
+from arena.store.ratings_store import RatingsMixin, rating_info
 from arena.store.rows import GameStatus, MatchSummary, RatingInfo, RecordedMatch, StoredMatch
 from arena.store.tournaments import TournamentsMixin
 
@@ -99,19 +100,9 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
             if missing:
                 raise NotFoundError(f"no bot version with id {missing[0]}")
 
-            ratings: dict[int, Rating] = {}
-            if rated:
-                # Lock both rating rows, lower id first (no deadlock), before the match gets its
-                # id: the recorded order is then the order in which these bots were updated.
-                ratings = {
-                    r.bot_version_id: r
-                    for r in s.scalars(
-                        select(Rating)
-                        .where(Rating.bot_version_id.in_(seat_versions))
-                        .order_by(Rating.bot_version_id)
-                        .with_for_update()
-                    )
-                }
+            # Ratings are applied in rating order (rating_order.py), one writer at a time.
+            rating_order.lock(s, self.dialect)
+            if rated or game is not None:  # a game of a tournament may release rated ones
                 self._check_rating_settings(s)
 
             match = Match(
@@ -144,12 +135,11 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
             )
             s.add(match)
             s.flush()
-
-            after: tuple[RatingInfo, RatingInfo] | None = None
-            if rated:
-                pair = (ratings[seat_versions[0]], ratings[seat_versions[1]])
-                apply_result(self._rater, pair, result.winner, result.faults)
-                after = (rating_info(pair[0]), rating_info(pair[1]))
+            match.rating_order = (
+                rating_order.tournament_order(game.tournament_id, game.ordinal)
+                if game is not None
+                else rating_order.single_order(s, match.id)
+            )
 
             if game is not None and result.termination is not Termination.ABORTED:
                 done = s.execute(
@@ -163,6 +153,13 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
                         f"tournament {game.tournament_id} game {game.ordinal} was already recorded"
                     )
                 self._finish_if_complete(s, game.tournament_id)
+            applied = rating_order.apply_ready(s, self._rater, self.dialect, tournament_id)
+            after: tuple[RatingInfo, RatingInfo] | None = None
+            if match.id in applied:
+                after = (
+                    rating_info(s.get(Rating, seat_versions[0])),
+                    rating_info(s.get(Rating, seat_versions[1])),
+                )
             return RecordedMatch(
                 sequence=match.id, match_id=match.match_id, rated=rated, ratings=after
             )

@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -200,6 +201,12 @@ class Match(Base):
     """The scheduled game this match was played for (an aborted attempt keeps it too)."""
     pair_id: Mapped[int | None] = mapped_column(index=True)
     """The duplicate pair within its tournament (both seatings of one deal seed)."""
+    rating_order: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    """Where the match stands in the order ratings are applied in (``rating_order.py``): by
+    tournament, then schedule position; never by which match happened to finish first."""
+    rating_applied: Mapped[bool] = mapped_column(default=False, server_default=false())
+    """True once the match's update is in the ratings table (a tournament's later results wait
+    for its earlier games: ``rating_order.py``)."""
 
 
 class Setting(Base):

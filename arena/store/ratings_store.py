@@ -3,13 +3,14 @@ the match history, and the TrueSkill settings the ratings were computed with."""
 
 from __future__ import annotations
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.ratings import Rater, RatingConfig, conservative_score
+from arena.ratings import RatingConfig, conservative_score
+from arena.store import rating_order
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError, StoreError
-from arena.store.models import Bot, BotVersion, Match, Rating, Setting
+from arena.store.models import Bot, BotVersion, Rating, Setting
 from arena.store.rows import LeaderboardRow, RatingInfo
 
 RATING_SETTINGS_KEY = "trueskill"
@@ -78,39 +79,19 @@ class RatingsMixin(StoreCore):
         return board
 
     def recompute_ratings(self) -> int:
-        """Rebuild every rating from the rated matches in recorded order, with this store's
-        TrueSkill settings; returns the number of matches applied."""
+        """Rebuild every rating from the applied matches in rating order (rating_order.py),
+        with this store's TrueSkill settings; returns the number of matches applied."""
         with self._write() as s:
-            if self.dialect == "postgresql":
-                # Blocks recorders (their FOR UPDATE) until the rebuild commits; reads go on.
-                s.execute(text("LOCK TABLE ratings IN EXCLUSIVE MODE"))
-            ratings = {r.bot_version_id: r for r in s.scalars(select(Rating))}
-            versions = s.scalars(select(BotVersion.id)).all()
-            mu, sigma = self._rater.initial()
-            for vid in versions:
-                r = ratings.get(vid)
-                if r is None:
-                    r = ratings[vid] = Rating(bot_version_id=vid)
-                    s.add(r)
-                r.mu, r.sigma = mu, sigma
-                r.matches = r.wins = r.losses = r.draws = r.faults = 0
-            history = s.execute(
-                select(
-                    Match.seat0_version_id,
-                    Match.seat1_version_id,
-                    Match.winner,
-                    Match.faults0,
-                    Match.faults1,
-                )
-                .where(Match.rated.is_(True))
-                .order_by(Match.id)
-            ).all()
-            for seat0, seat1, winner, faults0, faults1 in history:
-                apply_result(
-                    self._rater, (ratings[seat0], ratings[seat1]), winner, (faults0, faults1)
-                )
+            rating_order.lock(s, self.dialect)
+            rating_order.apply_all_ready(s, self._rater, self.dialect)
+            applied = rating_order.rebuild(s, self._rater, self.dialect)
             self._write_rating_settings(s)
-            return len(history)
+            return applied
+
+    def ratings_stale(self) -> bool:
+        """True when the stored ratings were computed in an older order (rating_order.py)."""
+        with self._read() as s:
+            return s.get(Setting, rating_order.STALE_KEY) is not None
 
     def rating_settings(self) -> RatingConfig | None:
         """The TrueSkill settings the stored ratings were computed with."""
@@ -148,23 +129,6 @@ class RatingsMixin(StoreCore):
             s.add(Setting(key=RATING_SETTINGS_KEY, value=self.rating_config.to_dict()))
         else:
             row.value = self.rating_config.to_dict()
-
-
-def apply_result(
-    rater: Rater, pair: tuple[Rating, Rating], winner: int | None, faults: tuple[int, int]
-) -> None:
-    """One rated match's update: TrueSkill and the tallies (shared by record and recompute)."""
-    a, b = pair
-    (a.mu, a.sigma), (b.mu, b.sigma) = rater.rate((a.mu, a.sigma), (b.mu, b.sigma), winner)
-    for seat, r in enumerate(pair):
-        r.matches += 1
-        r.faults += faults[seat]
-        if winner is None:
-            r.draws += 1
-        elif winner == seat:
-            r.wins += 1
-        else:
-            r.losses += 1
 
 
 def rating_info(r: Rating) -> RatingInfo:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from arena.ratings import conservative_score
+from arena.ratings import conservative_score, skill_interval
 from arena.referee.record import MatchResult, Termination
 
 
@@ -63,11 +63,13 @@ class RatingInfo:
 @dataclass(frozen=True, slots=True)
 class RecordedMatch:
     sequence: int
-    """The match's place in the recorded order (the order ratings are applied in)."""
+    """The match's place in the recorded order (ratings are applied in another, fixed order:
+    ``rating_order.py``)."""
     match_id: str
     rated: bool
     ratings: tuple[RatingInfo, RatingInfo] | None
-    """Both seats' ratings after the update; None for a match that is not rated."""
+    """Both seats' ratings after the update; None for a match that is not rated, or whose
+    update waits for an earlier game of its tournament (``rating_order.py``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +163,8 @@ LEADERBOARD_KEYS = (
     "mu",
     "sigma",
     "score",
+    "mu_low",
+    "mu_high",
     "matches",
     "wins",
     "losses",
@@ -193,6 +197,15 @@ class LeaderboardRow:
     bot_version_id: int | None = None
     """The rated bot version; None in a tournament's standings and in a row received from a
     server."""
+
+    @property
+    def mu_low(self) -> float:
+        """mu - 1.96 sigma: the lower end of the skill's 95 % interval."""
+        return skill_interval(self.mu, self.sigma)[0]
+
+    @property
+    def mu_high(self) -> float:
+        return skill_interval(self.mu, self.sigma)[1]
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the keys of ``LEADERBOARD_KEYS``."""

@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import case, func, select, text, update
 from sqlalchemy.orm import Session
 
+from arena.store import rating_order
 from arena.store.core import StoreCore, check_seats, check_seed
 from arena.store.errors import NotFoundError, StoreError
 from arena.store.models import BotVersion, Tournament, TournamentGame, utcnow
@@ -149,6 +150,11 @@ class TournamentsMixin(StoreCore):
                 raise NotFoundError(f"no tournament with id {tournament_id}")
             t.status = status.value
             t.finished_at = None if status is TournamentStatus.RUNNING else utcnow()
+            if status is not TournamentStatus.RUNNING:
+                # Its gaps are for good now: what waited behind them is rated.
+                rating_order.lock(s, self.dialect)
+                s.flush()
+                rating_order.apply_ready(s, self._rater, self.dialect, tournament_id)
 
     def _finish_if_complete(self, s: Session, tournament_id: int) -> None:
         left = s.scalar(

@@ -7,6 +7,7 @@ arena. Every entrant is known by the directory its process is started from.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -55,10 +56,14 @@ def sample_bot_dirs() -> dict[str, Path]:
 
 
 def sample_bot_unavailable(path: Path) -> str | None:
-    """Why a sample bot cannot run on this machine (no ``node``, no ``npm ci``), or None."""
+    """Why a sample bot cannot run on this machine (no ``node``, no ``npm ci``, a compiled bot
+    not built), or None."""
     command = load_manifest(path).command
     program = command[0] if command else ""
-    if program and not program.startswith("{") and shutil.which(program) is None:
+    if "/" in program:  # a program of the bot's own, relative to its directory
+        if not os.access(path / program, os.X_OK):
+            return f"{program} is not built (run `make` in {path}, or `make cpp-bot`)"
+    elif program and not program.startswith("{") and shutil.which(program) is None:
         return f"{program!r} is not installed"
     if (path / "package.json").is_file() and not (path / "node_modules").is_dir():
         return f"its packages are not installed (run `npm ci` in {path})"
@@ -111,11 +116,15 @@ def resolve_entrant(store: Store, spec: str, *, names_only: bool = False) -> Ent
 
 
 def resolve_entrants(
-    store: Store, specs: Sequence[str], *, names_only: bool = False
+    store: Store, specs: Sequence[str], *, names_only: bool = False, allow_twice: bool = False
 ) -> list[Entrant]:
+    """The entrants, each bot once; ``allow_twice`` for a comparison, where A against A (or two
+    versions of one bot) is the very question."""
     entrants = [resolve_entrant(store, spec, names_only=names_only) for spec in specs]
     seen: dict[str, str] = {}
     for spec, e in zip(specs, entrants, strict=True):
+        if allow_twice:
+            break
         if e.name in seen:
             raise ArenaError(
                 f"bot {e.name} is named twice ({seen[e.name]!r} and {spec!r}); "

@@ -6,9 +6,10 @@ scheduled game is done (``Store.record_match`` with ``tournament_game_id``, whic
 recorded before). So whatever kills the arena, at any moment, the database holds every finished
 match exactly once and ``run_tournament`` on the same id plays exactly the games still pending.
 
-Matches run in a pool of K threads; every thread's referee talks gRPC to the same bot
-processes, each started once per run and shared by all the matches it plays (a bot serves many
-matches at once). The main thread alone writes to the store, as results come in.
+Matches are played by an executor (``arena.tournament.execution``): by default a pool of K
+threads whose referees talk gRPC to the same bot processes, each started once per run and shared
+by all the matches it plays (a bot serves many matches at once); ``arena.distributed`` plays them
+on a Ray cluster instead. The main thread alone writes to the store, as results come in.
 
 A match cut short by the arena itself (``stop``/``abort``, Ctrl-C) is not a result and is not
 recorded: its game stays pending and a resume plays it again from the start, under the same match
@@ -19,21 +20,15 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.ratings import Rater
-from arena.referee import (
-    ClockConfig,
-    FaultPolicy,
-    MatchResult,
-    Termination,
-    play_match,
-    unplayed_result,
-)
+from arena.referee import ClockConfig, FaultPolicy, MatchResult, Termination
 from arena.rules.ruleset import RuleSet
 from arena.store import (
     AlreadyRecordedError,
@@ -44,16 +39,22 @@ from arena.store import (
     TournamentInfo,
     TournamentStatus,
 )
+from arena.tournament.compare import CompareSpec, CompareState, SequentialTest
 from arena.tournament.entrants import Entrant, check_unchanged, resolve_entrants
+from arena.tournament.execution import LocalExecutor, MatchExecutor, MatchJob
 from arena.tournament.progress import QuietReporter, Reporter
 from arena.tournament.schedule import DealMode, build_schedule, deal_seed, validate
 from arena.tournament.standings import GameRecord, Standings, compute_standings
-from arena.tournament.workers import BotPool
 
 DEFAULT_GAMES = 10
 DEFAULT_CONCURRENCY = 2
 DEFAULT_MOVE_TIMEOUT_MS = 1000
 CONFIG_FORMAT = 1
+_START_POLL_S = 0.05
+"""How often the runner looks again for a game whose bots have become ready."""
+
+ExecutorFactory = Callable[[int, threading.Event], MatchExecutor]
+"""Makes the executor of one run from its K and its stop event (default: ``LocalExecutor``)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,8 @@ class TournamentSettings:
     deals: DealMode = DealMode.DUPLICATE
     names_only: bool = False
     """Take ``bots`` as bot names only, never as directories (names sent to a server)."""
+    compare: CompareSpec | None = None
+    """A comparison of two bots (``arena compare``): ``games`` is then ``max_pairs``."""
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,17 @@ class TournamentConfig:
     deals: DealMode
     bot_seed: int
     """Given to every bot as ``ARENA_BOT_SEED``: seeded bots repeat themselves run after run."""
+    compare: CompareSpec | None = None
+    """Set for a comparison (tournament kind ``compare``): its stop rule."""
+
+    @property
+    def kind(self) -> str:
+        return "compare" if self.compare is not None else "round_robin"
 
     def to_dict(self) -> dict[str, Any]:
+        extra = {}
+        if self.compare is not None:
+            extra = {"kind": "compare", "compare": self.compare.to_dict()}
         return {
             "format": CONFIG_FORMAT,
             "bots": [e.to_dict() for e in self.entrants],
@@ -104,6 +116,7 @@ class TournamentConfig:
             "rules": self.rules.to_dict(),
             "deals": self.deals.value,
             "bot_seed": self.bot_seed,
+            **extra,
         }
 
     @classmethod
@@ -122,6 +135,7 @@ class TournamentConfig:
             rules=RuleSet.from_dict(data["rules"]),
             deals=DealMode(data["deals"]),
             bot_seed=int(data["bot_seed"]),
+            compare=CompareSpec.from_dict(data["compare"]) if data.get("compare") else None,
         )
 
     @property
@@ -138,11 +152,30 @@ def create_tournament(store: Store, settings: TournamentSettings) -> int:
     """Check the request, register its bots, store the tournament and its whole schedule."""
     validate(len(settings.bots), settings.games)
     check_concurrency(settings.concurrency)
+    if settings.compare is not None and len(settings.bots) != 2:
+        raise ArenaError(f"a comparison is of two bots, got {len(settings.bots)}")
+    entrants = resolve_entrants(
+        store, settings.bots, names_only=settings.names_only,
+        allow_twice=settings.compare is not None,
+    )  # fmt: skip
+    return create_tournament_of(store, entrants, settings)
+
+
+def create_tournament_of(
+    store: Store,
+    entrants: list[Entrant],
+    settings: TournamentSettings,
+    *,
+    extra: dict[str, Any] | None = None,
+) -> int:
+    """Store a tournament of bot versions already known to the store (``settings.bots`` is not
+    read); ``extra`` adds keys of the caller's own to the stored config (the ladder's mark)."""
+    validate(len(entrants), settings.games)
+    check_concurrency(settings.concurrency)
     move_ms = settings.move_timeout_ms
     clock = ClockConfig(
         DEFAULT_MOVE_TIMEOUT_MS if move_ms is None else move_ms, settings.time_bank_ms
     )
-    entrants = resolve_entrants(store, settings.bots, names_only=settings.names_only)
     seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**31)
     config = TournamentConfig(
         entrants=entrants,
@@ -154,6 +187,7 @@ def create_tournament(store: Store, settings: TournamentSettings) -> int:
         rules=settings.rules,
         deals=settings.deals,
         bot_seed=deal_seed(seed, "bots") % 2**31,
+        compare=settings.compare,
     )
     schedule = build_schedule(len(entrants), settings.games, seed, settings.deals)
     entries = [
@@ -165,7 +199,12 @@ def create_tournament(store: Store, settings: TournamentSettings) -> int:
         )
         for g in schedule
     ]
-    return store.create_tournament(config.to_dict(), entries)
+    stored = config.to_dict()
+    for key, value in (extra or {}).items():
+        if key in stored:
+            raise ArenaError(f"tournament config key {key!r} is the arena's own")
+        stored[key] = value
+    return store.create_tournament(stored, entries)
 
 
 def load_config(store: Store, tournament_id: int) -> tuple[TournamentInfo, TournamentConfig]:
@@ -192,6 +231,8 @@ def run_tournament(
     abort: threading.Event | None = None,
     start_bot: Callable[..., Any] | None = None,
     record_aborted: bool = False,
+    sandbox: str | None = None,
+    executor: ExecutorFactory | None = None,
 ) -> Standings:
     """Play every pending game of the tournament, K at a time; return its standings.
 
@@ -199,7 +240,9 @@ def run_tournament(
     matches in play. Either way the games not played stay pending, for a later resume.
     Ctrl-C in the main thread does both. ``record_aborted`` keeps the matches cut short by
     ``abort`` as ABORTED records (unrated; the game stays pending), as a shutting-down server
-    does.
+    does. ``sandbox`` (auto, on, off; default ``$ARENA_SANDBOX`` or auto) is how the bots run
+    (``arena.sandbox``). ``executor`` plays the matches elsewhere (``arena.distributed``); by
+    default they are played here, on K threads.
     """
     reporter = reporter or QuietReporter()
     info, config = load_config(store, tournament_id)
@@ -209,9 +252,68 @@ def run_tournament(
     check_concurrency(k)
     with store.tournament_player_lock(tournament_id):
         pending = store.pending_games(tournament_id)
+        if config.compare is not None:
+            test = comparison_test(store, tournament_id)
+            if test.state().finished:
+                pending = []
+            else:
+                stop = stop or threading.Event()
+                reporter = _StopWhenDecided(reporter, test, stop)
         if pending:
-            _play(store, info, config, pending, k, reporter, stop, abort, start_bot, record_aborted)
+            _play(
+                store, info, config, pending, k, reporter, stop, abort, start_bot,
+                record_aborted, sandbox, executor,
+            )  # fmt: skip
+        if (
+            config.compare is not None
+            and comparison_test(store, tournament_id).state().finished
+            and store.get_tournament(tournament_id).status is TournamentStatus.RUNNING
+        ):
+            store.set_tournament_status(tournament_id, TournamentStatus.FINISHED)
     return tournament_standings(store, tournament_id)[2]
+
+
+class _StopWhenDecided:
+    """A reporter in front of the caller's: feeds each recorded game to the comparison's test,
+    tells the caller's ``pair_done`` (if it has one) of each pair counted, and stops the
+    tournament (no further match; those in play finish) once the test is finished."""
+
+    def __init__(self, inner: Reporter, test: SequentialTest, stop: threading.Event) -> None:
+        self.inner = inner
+        self.test = test
+        self.stop_event = stop
+
+    def start(self, tournament_id: int, bots: Any, done: int, total: int) -> None:
+        self.inner.start(tournament_id, bots, done, total)
+
+    def bot_failed(self, bot: str, reason: str) -> None:
+        self.inner.bot_failed(bot, reason)
+
+    def match_done(self, game: GameRecord) -> None:
+        self.inner.match_done(game)
+        pair_done = getattr(self.inner, "pair_done", None)
+        for state in self.test.add(game):
+            if pair_done is not None:
+                pair_done(state)
+        if self.test.state().finished:
+            self.stop_event.set()
+
+    def stop(self) -> None:
+        self.inner.stop()
+
+
+def comparison_test(store: Store, tournament_id: int) -> SequentialTest:
+    """The comparison's test fed with every recorded game (raises for another kind)."""
+    _, config, records, _ = tournament_records(store, tournament_id)
+    if config.compare is None:
+        raise ArenaError(f"tournament {tournament_id} is a round robin, not a comparison")
+    test = SequentialTest(config.compare, independent=config.deals is DealMode.INDEPENDENT)
+    test.add_all(records)
+    return test
+
+
+def comparison_state(store: Store, tournament_id: int) -> CompareState:
+    return comparison_test(store, tournament_id).state()
 
 
 def _play(
@@ -225,95 +327,82 @@ def _play(
     abort: threading.Event | None,
     start_bot: Callable[..., Any] | None,
     record_aborted: bool = False,
+    sandbox: str | None = None,
+    executor: ExecutorFactory | None = None,
 ) -> None:
     stop = stop or threading.Event()
     abort = abort or threading.Event()
-    index_of = {e.version_id: i for i, e in enumerate(config.entrants)}
-    needed = sorted({index_of[v] for g in pending for v in g.seat_versions})
+    seats_of = schedule_seats(config)
+    needed = sorted({i for g in pending for i in seats_of[g.ordinal]})
     for i in needed:
         check_unchanged(config.entrants[i])
     attempts = _aborted_attempts(store, info.id)
 
-    pool = BotPool(config.entrants, bot_seed=config.bot_seed, start_bot=start_bot)
-
-    def play(game: TournamentGameInfo) -> MatchResult | None:
-        if stop.is_set() or abort.is_set():
-            return None
-        seats = (index_of[game.seat_versions[0]], index_of[game.seat_versions[1]])
+    def job(game: TournamentGameInfo) -> MatchJob:
         mid = match_id(info.id, game.ordinal, attempts.get(game.id, 0))
-        return _play_game(pool, config, seats, game.seed, mid, abort)
+        return MatchJob(mid, seats_of[game.ordinal], game.seed)
 
-    ex = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="match")
+    def playable(game: TournamentGameInfo) -> bool:
+        return all(ex.ready(i) for i in seats_of[game.ordinal])
+
+    def report_failures() -> None:
+        for i, reason in ex.given_up():
+            reporter.bot_failed(config.entrants[i].name, reason)
+
+    if executor is None:
+        ex: MatchExecutor = LocalExecutor(
+            concurrency, stop=stop, start_bot=start_bot, sandbox=sandbox
+        )
+    else:
+        ex = executor(concurrency, stop)
     try:
-        for i, reason in pool.start(needed, ex).items():
+        for i, reason in ex.start(config, needed, abort).items():
             reporter.bot_failed(config.entrants[i].name, reason)
         reporter.start(info.id, config.names, info.games_total - len(pending), info.games_total)
-        queue = iter(pending)
+        # Games wait here, in schedule order, and go to the match threads as slots free up:
+        # first those whose bots are ready, so that a bot slow to start (or that never serves)
+        # holds up only its own games. A stop leaves nothing queued behind it.
+        waiting = list(pending)
         running: dict[Future[MatchResult | None], TournamentGameInfo] = {}
-        # Only as many games are submitted as run at once: the rest wait here, in schedule
-        # order, so a stop leaves nothing queued behind it.
-        for game in queue:
-            running[ex.submit(play, game)] = game
-            if len(running) >= concurrency:
-                break
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
+        while waiting or running:
+            report_failures()
+            while (
+                waiting and len(running) < ex.capacity() and not (stop.is_set() or abort.is_set())
+            ):
+                game = next((g for g in waiting if playable(g)), None)
+                if game is None:
+                    break
+                waiting.remove(game)
+                running[ex.submit(job(game))] = game
+            if stop.is_set() or abort.is_set():
+                waiting.clear()
+            if not running:
+                if waiting:
+                    time.sleep(_START_POLL_S)  # every game waits for a bot still starting
+                continue
+            done, _ = wait(running, timeout=_START_POLL_S, return_when=FIRST_COMPLETED)
             for fut in done:
                 game = running.pop(fut)
                 result = fut.result()
-                for i, reason in pool.given_up():
-                    reporter.bot_failed(config.entrants[i].name, reason)
+                report_failures()
                 if result is not None:
-                    _record(store, game, result, index_of, reporter, abort, record_aborted)
-                if not (stop.is_set() or abort.is_set()):
-                    nxt = next(queue, None)
-                    if nxt is not None:
-                        running[ex.submit(play, nxt)] = nxt
+                    _record(store, game, result, seats_of, reporter, abort, record_aborted)
     except BaseException:
-        # Ctrl-C or a store error: end the matches in play; their games stay pending.
+        # Ctrl-C or a store error: end the matches in play (and the bots still starting);
+        # their games stay pending.
         stop.set()
         abort.set()
         raise
     finally:
-        ex.shutdown(wait=True, cancel_futures=True)
-        pool.stop()
+        ex.close()
         reporter.stop()
-
-
-def _play_game(
-    pool: BotPool,
-    config: TournamentConfig,
-    seats: tuple[int, int],
-    seed: int,
-    mid: str,
-    abort: threading.Event,
-) -> MatchResult:
-    names = (config.entrants[seats[0]].name, config.entrants[seats[1]].name)
-    conns = [pool.connection(i) for i in seats]
-    failed = [seat for seat in (0, 1) if isinstance(conns[seat], str)]
-    if failed:
-        detail = "; ".join(f"{names[s]} could not start: {conns[s]}" for s in failed)
-        # Neither started: a double forfeit, no winner, not rated, but the game is settled.
-        return unplayed_result(
-            names, seed=seed, forfeit_seat=failed[0] if len(failed) == 1 else None,
-            detail=detail, rules=config.rules, match_id=mid,
-        )
-    return play_match(
-        (conns[0], conns[1]),
-        seed=seed,
-        rules=config.rules,
-        clock=config.clock,
-        policy=config.policy,
-        match_id=mid,
-        stop=abort,
-    )
 
 
 def _record(
     store: Store,
     game: TournamentGameInfo,
     result: MatchResult,
-    index_of: dict[int, int],
+    seats_of: dict[int, tuple[int, int]],
     reporter: Reporter,
     abort: threading.Event,
     record_aborted: bool = False,
@@ -331,17 +420,26 @@ def _record(
         return  # another arena process playing the same tournament got there first
     if result.termination is Termination.ABORTED:
         return
-    reporter.match_done(_game_record(game, result, index_of, recorded.rated))
+    reporter.match_done(_game_record(game, result, seats_of, recorded.rated))
+
+
+def schedule_seats(config: TournamentConfig) -> dict[int, tuple[int, int]]:
+    """Per scheduled game (by ordinal), the entrant indices in seats 0 and 1.
+
+    Taken from the schedule (a pure function of the config), not from the seats' bot versions:
+    a comparison may play one bot version against itself, as two entrants."""
+    schedule = build_schedule(len(config.entrants), config.games, config.seed, config.deals)
+    return {g.index: g.seats for g in schedule}
 
 
 def _game_record(
-    game: TournamentGameInfo, match: Any, index_of: dict[int, int], rated: bool
+    game: TournamentGameInfo, match: Any, seats_of: dict[int, tuple[int, int]], rated: bool
 ) -> GameRecord:
     """A scheduled game and its match (a ``MatchResult`` or the store's ``MatchSummary``)."""
     return GameRecord(
         index=game.ordinal,
         pair_id=game.pair_id if game.pair_id is not None else game.ordinal,
-        seats=(index_of[game.seat_versions[0]], index_of[game.seat_versions[1]]),
+        seats=seats_of[game.ordinal],
         winner=match.winner,
         scores=match.scores,
         termination=match.termination.value,
@@ -366,13 +464,13 @@ def tournament_records(
     info, config = load_config(store, tournament_id)
     games = store.tournament_games(tournament_id)
     matches = {m.match_id: m for m in store.list_matches(tournament_id=tournament_id)}
-    index_of = {e.version_id: i for i, e in enumerate(config.entrants)}
+    seats_of = schedule_seats(config)
     records = []
     for g in games:
         if g.status is not GameStatus.DONE or g.match_id is None:
             continue
         m = matches[g.match_id]
-        records.append(_game_record(g, m, index_of, m.rated))
+        records.append(_game_record(g, m, seats_of, m.rated))
     return info, config, records, len(games)
 
 

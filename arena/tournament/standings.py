@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from arena.ratings import Rater, conservative_score
+from arena.stats import estimate
 from arena.store import LeaderboardRow
 
 
@@ -59,6 +60,13 @@ class HeadToHead:
     pairs_split: int
     margin_a: int
     """Points bot A scored minus points bot B scored, over all their matches."""
+    pairs: int = 0
+    """Complete duplicate pairs (both seatings recorded): the sample of the score below."""
+    score_a: float | None = None
+    """A's match points per match over the complete pairs; None when there is none."""
+    score_a_low: float | None = None
+    """The 95 % interval of ``score_a``, from the pentanomial variance (``arena.stats``)."""
+    score_a_high: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +183,10 @@ def _head_to_head(bots: Sequence[tuple[str, str]], games: Sequence[GameRecord]) 
                 wins[b] += 1
                 dup[1] += 1
         complete = [d for d in duplicates.values() if d[2] == 2]
+        penta = [0] * 5
+        for d in complete:
+            penta[round(d[0] * 2)] += 1
+        est = estimate(penta) if complete else None
         rows.append(
             HeadToHead(
                 bot_a=bots[a][0],
@@ -187,6 +199,10 @@ def _head_to_head(bots: Sequence[tuple[str, str]], games: Sequence[GameRecord]) 
                 pairs_won_b=sum(1 for d in complete if d[1] > d[0]),
                 pairs_split=sum(1 for d in complete if d[0] == d[1]),
                 margin_a=margin,
+                pairs=len(complete),
+                score_a=est.score if est else None,
+                score_a_low=est.score_low if est else None,
+                score_a_high=est.score_high if est else None,
             )
         )
     return rows

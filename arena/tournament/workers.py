@@ -5,23 +5,28 @@ round robin of B bots needs B processes however many matches run at a time. A bo
 start is reported once with its reason and every match it was to play becomes its forfeit; a
 bot that dies during the run is restarted for its next match, a few times at most.
 
-The bots start at once, on the match pool's threads (start-up is mostly waiting for a process
-to serve). Each runs under the runtime's supervisor, which kills the bot's whole process tree
-when the arena goes away, even by SIGKILL (``arena.runtime.supervisor``).
+The bots start at once, each on a thread of its own, and the runner plays first the games whose
+bots are ready, so a bot slow to start holds up only its own games. Each runs under the
+runtime's supervisor (in the sandbox, when the host has one), which kills the bot's whole
+process tree when the arena goes away, even by SIGKILL (``arena.runtime.supervisor``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
 import grpc
 
 from arena.errors import ArenaError
+from arena.runtime import bot_content_hash
 from arena.tournament.entrants import Entrant
 
 MAX_RESTARTS = 3
@@ -42,6 +47,11 @@ class SeatBot:
     def channel(self) -> grpc.Channel:
         return self._bot.channel
 
+    @property
+    def target(self) -> str | None:
+        """The bot's gRPC address: with it the referee may play on its event loop."""
+        return getattr(self._bot, "target", None)
+
     def alive(self) -> bool:
         return bool(self._bot.alive())
 
@@ -50,8 +60,21 @@ class SeatBot:
         """How the process ended (the referee tells it in a crash's detail), None while it runs."""
         return getattr(self._bot, "returncode", None)
 
+    @property
+    def exit_description(self) -> str | None:
+        """How the process ended in words, a memory kill included (``RunningBot``)."""
+        return getattr(self._bot, "exit_description", None)
+
 
 class BotPool:
+    """The bot processes of one run. Each bot starts on a thread of its own as soon as the pool
+    is asked to (``start``), so that a bot slow to start (or that never serves) holds only its
+    own matches; ``ready`` tells the runner which games can be played now.
+
+    Each bot runs from a private, read-only copy of its directory, checked against the content
+    hash it was registered with: a bot that rewrites its files (or anyone else) cannot make a
+    restart run other code under the same version."""
+
     def __init__(
         self,
         entrants: list[Entrant],
@@ -59,27 +82,62 @@ class BotPool:
         bot_seed: int,
         start_bot: Callable[..., Any] | None = None,
         max_restarts: int = MAX_RESTARTS,
+        sandbox: str | None = None,
+        cancel: threading.Event | None = None,
     ) -> None:
         self._entrants = entrants
         self._bot_seed = bot_seed
         self._start_bot = start_bot
         self._max_restarts = max_restarts
+        self._sandbox = sandbox
+        self._cancel = cancel or threading.Event()
         self._running: dict[int, Any] = {}
         self._failed: dict[int, str] = {}
         self._restarts = [0] * len(entrants)
         self._locks = [threading.Lock() for _ in entrants]
+        self._settled = [threading.Event() for _ in entrants]
+        self._starters: list[threading.Thread] = []
         self._closed = False
         self._given_up: list[int] = []
-        self._given_up_lock = threading.Lock()
+        self._new_failures: list[int] = []
+        self._report_lock = threading.Lock()
+        self._copies: Path | None = None
+        self._copy_of: dict[int, Path] = {}
+        self._copies_lock = threading.Lock()
+
+    def _copy(self, i: int) -> Path:
+        """The read-only copy of bot ``i``'s directory (made once per run)."""
+        with self._copies_lock:
+            if i in self._copy_of:
+                return self._copy_of[i]
+            if self._copies is None:
+                self._copies = Path(tempfile.mkdtemp(prefix="arena-bots-"))
+            entrant = self._entrants[i]
+            target = self._copies / f"{entrant.name}-{entrant.content_hash[:12]}"
+            try:
+                shutil.copytree(entrant.source, target, symlinks=True)
+            except (OSError, shutil.Error) as exc:
+                raise ArenaError(f"cannot copy its directory {entrant.source}: {exc}") from exc
+            now = bot_content_hash(target)
+            if now != entrant.content_hash:
+                raise ArenaError(
+                    f"the files in {entrant.source} are not the version it was registered with "
+                    f"(content hash {now[:12]}, registered {entrant.content_hash[:12]})"
+                )
+            _make_read_only(target)
+            self._copy_of[i] = target
+            return target
 
     def _launch(self, i: int) -> Any:
         from arena.runtime import load_manifest, start_bot
 
-        manifest = load_manifest(Path(self._entrants[i].source))
+        manifest = load_manifest(self._copy(i))
         # Seeded bots (ARENA_BOT_SEED) then repeat their choices run after run; a manifest
         # that sets the variable itself keeps its own value.
         env = {BOT_SEED_ENV: str(self._bot_seed), **manifest.env}
-        return (self._start_bot or start_bot)(dataclasses.replace(manifest, env=env))
+        return (self._start_bot or start_bot)(
+            dataclasses.replace(manifest, env=env), sandbox=self._sandbox, cancel=self._cancel
+        )
 
     def _start_locked(self, i: int) -> str | None:
         """Start bot ``i`` (its lock held); the reason it failed, or None."""
@@ -89,22 +147,34 @@ class BotPool:
             self._running[i] = self._launch(i)
         except ArenaError as exc:
             self._failed[i] = str(exc)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             self._failed[i] = f"cannot run its command: {exc}"
+        except Exception as exc:  # whatever a bot's start does wrong is its forfeit alone
+            self._failed[i] = f"cannot start: {type(exc).__name__}: {exc}"
+        if i in self._failed:
+            with self._report_lock:
+                self._new_failures.append(i)
         return self._failed.get(i)
 
-    def start(self, indices: Iterable[int], executor: Executor) -> dict[int, str]:
-        """Start these bots at once on the match threads; the failures, by bot index."""
-        indices = list(indices)
+    def start(self, indices: Iterable[int]) -> None:
+        """Start these bots, each on a thread of its own; returns at once."""
+        for i in indices:
 
-        def one(i: int) -> str | None:
-            with self._locks[i]:
-                if i in self._running or i in self._failed:
-                    return self._failed.get(i)
-                return self._start_locked(i)
+            def one(i: int = i) -> None:
+                try:
+                    with self._locks[i]:
+                        if i not in self._running and i not in self._failed:
+                            self._start_locked(i)
+                finally:
+                    self._settled[i].set()
 
-        reasons = list(executor.map(one, indices))
-        return {i: r for i, r in zip(indices, reasons, strict=True) if r is not None}
+            thread = threading.Thread(target=one, name=f"start-bot-{i}", daemon=True)
+            self._starters.append(thread)
+            thread.start()
+
+    def ready(self, i: int) -> bool:
+        """Whether bot ``i`` is started or known not to start (its games can be settled)."""
+        return self._settled[i].is_set()
 
     def connection(self, i: int) -> SeatBot | str:
         """Bot ``i`` ready to play, restarted if it died; or why it cannot play."""
@@ -121,26 +191,55 @@ class BotPool:
                         f"its process exited {self._restarts[i] + 1} times during the "
                         "tournament; it is not restarted again"
                     )
-                    with self._given_up_lock:
+                    with self._report_lock:
                         self._given_up.append(i)
                     return self._failed[i]
                 self._restarts[i] += 1
             reason = self._start_locked(i)
+            self._settled[i].set()
             if reason is not None:
                 return reason
             return SeatBot(self._entrants[i].name, self._running[i])
 
+    def failed_to_start(self) -> list[tuple[int, str]]:
+        """Bots that could not start since the last call, with the reason."""
+        with self._report_lock:
+            out, self._new_failures = self._new_failures, []
+        return [(i, self._failed[i]) for i in out if i in self._failed]
+
     def given_up(self) -> list[tuple[int, str]]:
         """Bots given up on since the last call (they kept dying), with the reason."""
-        with self._given_up_lock:
+        with self._report_lock:
             out, self._given_up = self._given_up, []
         return [(i, self._failed[i]) for i in out]
 
     def stop(self) -> None:
-        """Stop every bot process (and its process group)."""
+        """Stop every bot process, those still starting included, and remove the copies."""
         self._closed = True
+        self._cancel.set()
+        for thread in self._starters:
+            thread.join()
         for i in range(len(self._entrants)):
             with self._locks[i]:
                 bot = self._running.pop(i, None)
             if bot is not None:
                 bot.stop()
+        if self._copies is not None:
+            _make_writable(self._copies)
+            shutil.rmtree(self._copies, ignore_errors=True)
+
+
+def _make_read_only(root: Path) -> None:
+    for current, dirs, files in os.walk(root):
+        for name in files:
+            path = Path(current) / name
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode & ~0o222)
+        Path(current).chmod(Path(current).stat().st_mode & ~0o222)
+        del dirs  # walked top-down; a directory made read-only can still be listed
+
+
+def _make_writable(root: Path) -> None:
+    for current, _dirs, _files in os.walk(root):
+        with contextlib.suppress(OSError):
+            Path(current).chmod(0o755)

@@ -2,8 +2,10 @@
 // A Spades Arena sample bot in JavaScript: uniformly random legal choices.
 //
 // It loads the arena's own proto file at run time (no generated code), serves
-// spades.v1.BotService and the standard gRPC health checking service, and listens on the address
-// in $ARENA_BOT_ADDRESS (or --listen ADDR): "unix:/path/to.sock" or "host:port".
+// spades.v1.BotService (the unary RPCs and the optional PlaySession stream, which the referee
+// prefers because server reflection lists it), the standard gRPC health checking service and
+// reflection, and listens on the address in $ARENA_BOT_ADDRESS (or --listen ADDR):
+// "unix:/path/to.sock" or "host:port".
 //
 // Environment:
 //   ARENA_BOT_ADDRESS  the address to listen on (set by the arena's runtime)
@@ -17,6 +19,7 @@ const path = require("path");
 const grpc = require("@grpc/grpc-js");
 const protoLoader = require("@grpc/proto-loader");
 const { HealthImplementation } = require("grpc-health-check");
+const { ReflectionService } = require("@grpc/reflection");
 
 const SERVICE_NAME = "spades.v1.BotService";
 const PROTO_PATH =
@@ -91,6 +94,46 @@ const handlers = {
   },
 };
 
+// PlaySession: each request of a match on one stream, answered in order by the unary handlers.
+// The answer carries the request's seq back; a handler's error becomes a SessionError with the
+// status the unary RPC would have failed with.
+const SESSION_RPCS = {
+  start_match: "StartMatch",
+  decide_double_nil: "DecideDoubleNil",
+  draw: "Draw",
+  exchange: "Exchange",
+  bid: "Bid",
+  play: "Play",
+  end_hand: "EndHand",
+  end_match: "EndMatch",
+};
+
+handlers.PlaySession = function PlaySession(call) {
+  call.on("data", (req) => {
+    const kind = req.request;
+    const rpc = SESSION_RPCS[kind];
+    const reply = (err, answer) => {
+      if (err) {
+        const code = Number.isInteger(err.code) ? err.code : grpc.status.INTERNAL;
+        call.write({ seq: req.seq, error: { code, message: String(err.message || err) } });
+      } else {
+        call.write({ seq: req.seq, [kind]: answer });
+      }
+    };
+    if (rpc === undefined) {
+      reply({ code: grpc.status.INVALID_ARGUMENT, message: "a PlaySession request with no request" });
+      return;
+    }
+    try {
+      handlers[rpc]({ request: req[kind] }, reply);
+    } catch (err) {
+      reply(err);
+    }
+  });
+  call.on("end", () => call.end());
+  call.on("error", () => {});
+};
+
 function main() {
   const address = listenAddress();
   if (!address) {
@@ -109,6 +152,7 @@ function main() {
   server.addService(proto.spades.v1.BotService.service, handlers);
   const health = new HealthImplementation({ "": "NOT_SERVING", [SERVICE_NAME]: "NOT_SERVING" });
   health.addToServer(server);
+  new ReflectionService(definition).addToServer(server);
 
   server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err) => {
     if (err) {

@@ -7,6 +7,11 @@ argument or $HOSTILE_MODE (the ``tests/bots/hostile_*`` manifests set it); $HOST
 limit that ``slow`` uses, $HOSTILE_TIMES (default: no limit) how many decisions it misbehaves
 on. It listens on $ARENA_BOT_ADDRESS, as the runtime sets it.
 
+With $HOSTILE_SESSION=1 it also serves PlaySession (and server reflection, which lists it), each
+request of the stream answered by the same handler as its unary RPC, so that every misbehaviour
+can be played over a session too; with $HOSTILE_SESSION=unimplemented it lists PlaySession
+through reflection but does not serve it.
+
 Modes:
   sleep           sleep far past the deadline
   slow            answer after HOSTILE_FRACTION (0.7) of the move limit, every decision or
@@ -32,6 +37,8 @@ Modes:
   flood           write megabytes to stderr on every decision, and play well
   fork_exit       start children that ignore SIGTERM and hold the connection, then exit
   good            play well (a control)
+  session_seq     (sessions) answer a decision with the next request's seq
+  session_kind    (sessions) answer a Draw request with a Bid answer
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ from arena._gen.spades.v1 import bot_pb2 as pb
 from arena.rules.cards import parse_card
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HOSTILE_MODE", "good")
+SESSION = os.environ.get("HOSTILE_SESSION", "")
 AFTER = int(os.environ.get("HOSTILE_AFTER", "5"))
 FRACTION = float(os.environ.get("HOSTILE_FRACTION", "0.7"))
 SLOW_EVERY = int(os.environ.get("HOSTILE_SLOW_EVERY", "1"))
@@ -228,6 +236,59 @@ def _serialize(message: Any) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
+class _Aborted(Exception):
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self.code = code
+        self.details = details
+
+
+class _SessionContext:
+    """What the handlers need of a context, in a session: abort becomes a SessionError."""
+
+    def abort(self, code: grpc.StatusCode, details: str) -> None:
+        raise _Aborted(code, details)
+
+
+_SESSION_RPCS = {
+    "start_match": "StartMatch",
+    "decide_double_nil": "DecideDoubleNil",
+    "draw": "Draw",
+    "exchange": "Exchange",
+    "bid": "Bid",
+    "play": "Play",
+    "end_hand": "EndHand",
+    "end_match": "EndMatch",
+}
+
+
+def play_session(handlers: dict[str, Any]) -> Any:
+    def handler(requests: Any, context: grpc.ServicerContext) -> Any:
+        ctx = _SessionContext()
+        for request in requests:
+            kind = request.WhichOneof("request")
+            response = pb.PlaySessionResponse(seq=request.seq)
+            if MODE == "session_seq" and kind == "draw" and _due():
+                response.seq += 1
+            try:
+                answer = handlers[_SESSION_RPCS[kind]][0](getattr(request, kind), ctx)
+            except _Aborted as exc:
+                response.error.code = exc.code.value[0]
+                response.error.message = exc.details
+                yield response.SerializeToString()
+                continue
+            if isinstance(answer, bytes):
+                yield answer
+                continue
+            if MODE == "session_kind" and kind == "draw" and _due():
+                response.bid.tricks = 3
+            else:
+                getattr(response, kind).CopyFrom(answer)
+            yield response.SerializeToString()
+
+    return handler
+
+
 def main() -> None:
     global _server
     address = os.environ["ARENA_BOT_ADDRESS"]
@@ -241,17 +302,23 @@ def main() -> None:
         "EndHand": (end_hand, pb.EndHandRequest),
         "EndMatch": (notice(pb.EndMatchResponse()), pb.EndMatchRequest),
     }
-    service = grpc.method_handlers_generic_handler(
-        protocol.SERVICE_NAME,
-        {
-            name: grpc.unary_unary_rpc_method_handler(
-                fn, request_deserializer=req.FromString, response_serializer=_serialize
-            )
-            for name, (fn, req) in handlers.items()
-        },
-    )
+    methods = {
+        name: grpc.unary_unary_rpc_method_handler(
+            fn, request_deserializer=req.FromString, response_serializer=_serialize
+        )
+        for name, (fn, req) in handlers.items()
+    }
+    if SESSION == "1":
+        methods["PlaySession"] = grpc.stream_stream_rpc_method_handler(
+            play_session(handlers), request_deserializer=pb.PlaySessionRequest.FromString
+        )
+    service = grpc.method_handlers_generic_handler(protocol.SERVICE_NAME, methods)
     _server = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
     _server.add_generic_rpc_handlers((service,))
+    if SESSION:
+        from grpc_reflection.v1alpha import reflection
+
+        reflection.enable_server_reflection((protocol.SERVICE_NAME,), _server)
     checker = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, _server)
     _server.add_insecure_port(address)

@@ -191,7 +191,7 @@ class TournamentStandings(_message.Message):
     def __init__(self, leaderboard: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ..., head_to_head: _Optional[_Iterable[_Union[HeadToHead, _Mapping]]] = ..., faults: _Optional[_Iterable[_Union[BotFaults, _Mapping]]] = ...) -> None: ...
 
 class HeadToHead(_message.Message):
-    __slots__ = ("bot_a", "bot_b", "matches", "wins_a", "wins_b", "draws", "pairs_won_a", "pairs_won_b", "pairs_split", "margin_a")
+    __slots__ = ("bot_a", "bot_b", "matches", "wins_a", "wins_b", "draws", "pairs_won_a", "pairs_won_b", "pairs_split", "margin_a", "pairs", "score_a", "score_a_low", "score_a_high")
     BOT_A_FIELD_NUMBER: _ClassVar[int]
     BOT_B_FIELD_NUMBER: _ClassVar[int]
     MATCHES_FIELD_NUMBER: _ClassVar[int]
@@ -202,6 +202,10 @@ class HeadToHead(_message.Message):
     PAIRS_WON_B_FIELD_NUMBER: _ClassVar[int]
     PAIRS_SPLIT_FIELD_NUMBER: _ClassVar[int]
     MARGIN_A_FIELD_NUMBER: _ClassVar[int]
+    PAIRS_FIELD_NUMBER: _ClassVar[int]
+    SCORE_A_FIELD_NUMBER: _ClassVar[int]
+    SCORE_A_LOW_FIELD_NUMBER: _ClassVar[int]
+    SCORE_A_HIGH_FIELD_NUMBER: _ClassVar[int]
     bot_a: str
     bot_b: str
     matches: int
@@ -212,7 +216,11 @@ class HeadToHead(_message.Message):
     pairs_won_b: int
     pairs_split: int
     margin_a: int
-    def __init__(self, bot_a: _Optional[str] = ..., bot_b: _Optional[str] = ..., matches: _Optional[int] = ..., wins_a: _Optional[int] = ..., wins_b: _Optional[int] = ..., draws: _Optional[int] = ..., pairs_won_a: _Optional[int] = ..., pairs_won_b: _Optional[int] = ..., pairs_split: _Optional[int] = ..., margin_a: _Optional[int] = ...) -> None: ...
+    pairs: int
+    score_a: float
+    score_a_low: float
+    score_a_high: float
+    def __init__(self, bot_a: _Optional[str] = ..., bot_b: _Optional[str] = ..., matches: _Optional[int] = ..., wins_a: _Optional[int] = ..., wins_b: _Optional[int] = ..., draws: _Optional[int] = ..., pairs_won_a: _Optional[int] = ..., pairs_won_b: _Optional[int] = ..., pairs_split: _Optional[int] = ..., margin_a: _Optional[int] = ..., pairs: _Optional[int] = ..., score_a: _Optional[float] = ..., score_a_low: _Optional[float] = ..., score_a_high: _Optional[float] = ...) -> None: ...
 
 class BotFaults(_message.Message):
     __slots__ = ("bot", "faults", "forfeits")
@@ -408,7 +416,7 @@ class GetLeaderboardRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class LeaderboardEntry(_message.Message):
-    __slots__ = ("rank", "bot", "version", "mu", "sigma", "score", "matches", "wins", "losses", "draws", "faults")
+    __slots__ = ("rank", "bot", "version", "mu", "sigma", "score", "matches", "wins", "losses", "draws", "faults", "mu_low", "mu_high")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -420,6 +428,8 @@ class LeaderboardEntry(_message.Message):
     LOSSES_FIELD_NUMBER: _ClassVar[int]
     DRAWS_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
+    MU_LOW_FIELD_NUMBER: _ClassVar[int]
+    MU_HIGH_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     version: str
@@ -431,7 +441,9 @@ class LeaderboardEntry(_message.Message):
     losses: int
     draws: int
     faults: int
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., version: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., score: _Optional[float] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., faults: _Optional[int] = ...) -> None: ...
+    mu_low: float
+    mu_high: float
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., version: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., score: _Optional[float] = ..., matches: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., faults: _Optional[int] = ..., mu_low: _Optional[float] = ..., mu_high: _Optional[float] = ...) -> None: ...
 
 class GetLeaderboardResponse(_message.Message):
     __slots__ = ("entries",)

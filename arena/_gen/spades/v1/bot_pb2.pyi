@@ -143,7 +143,7 @@ class Trick(_message.Message):
     def __init__(self, leader: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., winner: _Optional[int] = ...) -> None: ...
 
 class InformationSet(_message.Message):
-    __slots__ = ("seat", "rules", "hand_number", "first_drawer", "hand", "looking_at", "own_discards", "stock_size", "seats", "tricks", "spades_broken")
+    __slots__ = ("seat", "rules", "hand_number", "first_drawer", "hand", "looking_at", "own_discards", "stock_size", "seats", "tricks", "spades_broken", "own_put_aside")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -155,6 +155,7 @@ class InformationSet(_message.Message):
     SEATS_FIELD_NUMBER: _ClassVar[int]
     TRICKS_FIELD_NUMBER: _ClassVar[int]
     SPADES_BROKEN_FIELD_NUMBER: _ClassVar[int]
+    OWN_PUT_ASIDE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     rules: RuleSet
     hand_number: int
@@ -166,7 +167,8 @@ class InformationSet(_message.Message):
     seats: _containers.RepeatedCompositeFieldContainer[SeatState]
     tricks: _containers.RepeatedCompositeFieldContainer[Trick]
     spades_broken: bool
-    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[RuleSet, _Mapping]] = ..., hand_number: _Optional[int] = ..., first_drawer: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., looking_at: _Optional[_Union[Card, _Mapping]] = ..., own_discards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., stock_size: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatState, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., spades_broken: _Optional[bool] = ...) -> None: ...
+    own_put_aside: _containers.RepeatedCompositeFieldContainer[Card]
+    def __init__(self, seat: _Optional[int] = ..., rules: _Optional[_Union[RuleSet, _Mapping]] = ..., hand_number: _Optional[int] = ..., first_drawer: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., looking_at: _Optional[_Union[Card, _Mapping]] = ..., own_discards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., stock_size: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[SeatState, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., spades_broken: _Optional[bool] = ..., own_put_aside: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
 
 class Clock(_message.Message):
     __slots__ = ("move_time_ms", "time_bank_ms")
@@ -339,3 +341,57 @@ class EndMatchRequest(_message.Message):
 class EndMatchResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class PlaySessionRequest(_message.Message):
+    __slots__ = ("seq", "start_match", "decide_double_nil", "draw", "exchange", "bid", "play", "end_hand", "end_match")
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    START_MATCH_FIELD_NUMBER: _ClassVar[int]
+    DECIDE_DOUBLE_NIL_FIELD_NUMBER: _ClassVar[int]
+    DRAW_FIELD_NUMBER: _ClassVar[int]
+    EXCHANGE_FIELD_NUMBER: _ClassVar[int]
+    BID_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    END_HAND_FIELD_NUMBER: _ClassVar[int]
+    END_MATCH_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    start_match: StartMatchRequest
+    decide_double_nil: DecideDoubleNilRequest
+    draw: DrawRequest
+    exchange: ExchangeRequest
+    bid: BidRequest
+    play: PlayRequest
+    end_hand: EndHandRequest
+    end_match: EndMatchRequest
+    def __init__(self, seq: _Optional[int] = ..., start_match: _Optional[_Union[StartMatchRequest, _Mapping]] = ..., decide_double_nil: _Optional[_Union[DecideDoubleNilRequest, _Mapping]] = ..., draw: _Optional[_Union[DrawRequest, _Mapping]] = ..., exchange: _Optional[_Union[ExchangeRequest, _Mapping]] = ..., bid: _Optional[_Union[BidRequest, _Mapping]] = ..., play: _Optional[_Union[PlayRequest, _Mapping]] = ..., end_hand: _Optional[_Union[EndHandRequest, _Mapping]] = ..., end_match: _Optional[_Union[EndMatchRequest, _Mapping]] = ...) -> None: ...
+
+class PlaySessionResponse(_message.Message):
+    __slots__ = ("seq", "start_match", "decide_double_nil", "draw", "exchange", "bid", "play", "end_hand", "end_match", "error")
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    START_MATCH_FIELD_NUMBER: _ClassVar[int]
+    DECIDE_DOUBLE_NIL_FIELD_NUMBER: _ClassVar[int]
+    DRAW_FIELD_NUMBER: _ClassVar[int]
+    EXCHANGE_FIELD_NUMBER: _ClassVar[int]
+    BID_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    END_HAND_FIELD_NUMBER: _ClassVar[int]
+    END_MATCH_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    start_match: StartMatchResponse
+    decide_double_nil: DecideDoubleNilResponse
+    draw: DrawResponse
+    exchange: ExchangeResponse
+    bid: BidResponse
+    play: PlayResponse
+    end_hand: EndHandResponse
+    end_match: EndMatchResponse
+    error: SessionError
+    def __init__(self, seq: _Optional[int] = ..., start_match: _Optional[_Union[StartMatchResponse, _Mapping]] = ..., decide_double_nil: _Optional[_Union[DecideDoubleNilResponse, _Mapping]] = ..., draw: _Optional[_Union[DrawResponse, _Mapping]] = ..., exchange: _Optional[_Union[ExchangeResponse, _Mapping]] = ..., bid: _Optional[_Union[BidResponse, _Mapping]] = ..., play: _Optional[_Union[PlayResponse, _Mapping]] = ..., end_hand: _Optional[_Union[EndHandResponse, _Mapping]] = ..., end_match: _Optional[_Union[EndMatchResponse, _Mapping]] = ..., error: _Optional[_Union[SessionError, _Mapping]] = ...) -> None: ...
+
+class SessionError(_message.Message):
+    __slots__ = ("code", "message")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...

@@ -76,6 +76,11 @@ class BotServiceStub:
                 request_serializer=spades_dot_v1_dot_bot__pb2.EndMatchRequest.SerializeToString,
                 response_deserializer=spades_dot_v1_dot_bot__pb2.EndMatchResponse.FromString,
                 _registered_method=True)
+        self.PlaySession = channel.stream_stream(
+                '/spades.v1.BotService/PlaySession',
+                request_serializer=spades_dot_v1_dot_bot__pb2.PlaySessionRequest.SerializeToString,
+                response_deserializer=spades_dot_v1_dot_bot__pb2.PlaySessionResponse.FromString,
+                _registered_method=True)
 
 
 class BotServiceServicer:
@@ -141,6 +146,19 @@ class BotServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlaySession(self, request_iterator, context):
+        """PlaySession is optional: one bidirectional stream per match and seat that carries, in
+        order, every request the unary RPCs above would carry (StartMatch first, EndMatch last),
+        each answered on the stream before the next is sent. A bot that serves it (and says so
+        through server reflection) saves a call's set-up per decision; the referee falls back to
+        the unary RPCs when it is not served. Same clocks and judgement as the unary RPCs: an answer
+        after the decision's deadline is a timeout (and is discarded when it comes), an error
+        answer is an error status, and the stream ending before EndMatch is a crash.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BotServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -183,6 +201,11 @@ def add_BotServiceServicer_to_server(servicer, server):
                     servicer.EndMatch,
                     request_deserializer=spades_dot_v1_dot_bot__pb2.EndMatchRequest.FromString,
                     response_serializer=spades_dot_v1_dot_bot__pb2.EndMatchResponse.SerializeToString,
+            ),
+            'PlaySession': grpc.stream_stream_rpc_method_handler(
+                    servicer.PlaySession,
+                    request_deserializer=spades_dot_v1_dot_bot__pb2.PlaySessionRequest.FromString,
+                    response_serializer=spades_dot_v1_dot_bot__pb2.PlaySessionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -403,6 +426,33 @@ class BotService:
             '/spades.v1.BotService/EndMatch',
             spades_dot_v1_dot_bot__pb2.EndMatchRequest.SerializeToString,
             spades_dot_v1_dot_bot__pb2.EndMatchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlaySession(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/spades.v1.BotService/PlaySession',
+            spades_dot_v1_dot_bot__pb2.PlaySessionRequest.SerializeToString,
+            spades_dot_v1_dot_bot__pb2.PlaySessionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,7 +1,7 @@
 """token roles and the submissions the service's quotas count
 
-Revision ID: 0002_token_roles
-Revises: 0001
+Revision ID: 0003_token_roles
+Revises: 0002
 Create Date: 2026-12-01 10:00:00
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002_token_roles"
-down_revision = "0001"
+revision = "0003_token_roles"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 

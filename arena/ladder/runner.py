@@ -1,0 +1,439 @@
+"""The ladder: the arena schedules rated duplicate pairs by itself, for ever, from the store.
+
+Each pair the matchmaker chooses (``matchmaking.py``) is stored as a tournament of its own: two
+bot versions, one deal seed drawn from the operating system's cryptographic source, both
+seatings, marked ``{"ladder": …}`` in its config. So a ladder pair is played, recorded, rated and
+resumed by exactly the machinery of tournaments: each match is recorded once, in one transaction
+with its rating update, and a ladder killed at any moment resumes the pairs it had started
+before it chooses new ones (nothing recorded is lost or counted twice).
+
+Who takes part: the latest version of every registered bot (or of the bots named), less those
+paused. A version whose last ``pause_after`` ladder matches were all forfeited by it (a crash, a
+start that failed, a timeout…) is paused with the reason; a new version of the bot takes part
+afresh. Old versions leave the ladder when a new one arrives; their ratings stay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import secrets
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.ladder.matchmaking import Choice, Entrant, Matchmaker
+from arena.referee import FaultPolicy
+from arena.rules.ruleset import RuleSet
+from arena.store import GameStatus, Store, TournamentStatus
+from arena.tournament import TournamentSettings, create_tournament_of, run_tournament
+from arena.tournament.entrants import Entrant as TournamentEntrant
+
+log = logging.getLogger(__name__)
+
+LADDER_KEY = "ladder"
+"""The key in a tournament's stored config that makes it a ladder pair."""
+DAY_S = 24 * 3600.0
+
+
+class LadderError(ArenaError):
+    """A ladder setting a user can correct."""
+
+
+@dataclass(frozen=True)
+class LadderSettings:
+    concurrency: int = 1
+    """Pairs played at once (each pair plays its two matches at once)."""
+    daily_budget: int | None = None
+    """At most this many matches in any 24 hours; None for no limit."""
+    bots: tuple[str, ...] = ()
+    """Bot names taking part; empty for every registered bot."""
+    pause_after: int = 3
+    """Consecutive ladder matches forfeited by a version that pause it."""
+    move_timeout_ms: int | None = None
+    rules: RuleSet = field(default_factory=RuleSet)
+    policy: FaultPolicy = field(default_factory=FaultPolicy)
+    seed: int | None = None
+    """Seeds the matchmaker's tie-break only; deal seeds are always secret."""
+    idle_s: float = 2.0
+    """How long to wait before looking again when there is nothing to play."""
+    max_pairs: int | None = None
+    """Stop after this many new pairs (benchmarks and tests); None for ever."""
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.concurrency <= 64:
+            raise LadderError(f"ladder concurrency must be 1 to 64, got {self.concurrency}")
+        if self.daily_budget is not None and self.daily_budget < 2:
+            raise LadderError(
+                f"ladder daily budget must be at least 2 matches (one pair), got "
+                f"{self.daily_budget}"
+            )
+        if not 1 <= self.pause_after <= 1000:
+            raise LadderError(f"ladder pause-after must be 1 to 1000, got {self.pause_after}")
+
+
+@dataclass
+class _Pair:
+    tournament_id: int
+    versions: tuple[int, int]
+    names: tuple[str, str]
+    reason: str
+
+
+class Ladder:
+    """Plays the ladder on ``store`` until ``stop`` is set (or ``max_pairs`` new pairs)."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: LadderSettings | None = None,
+        *,
+        start_bot: Callable[..., Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.settings = settings or LadderSettings()
+        self._start_bot = start_bot
+        self._matchmaker = Matchmaker(store.rating_config)
+        self._rng = random.Random(
+            self.settings.seed if self.settings.seed is not None else secrets.randbits(64)
+        )
+        self._lock = threading.Lock()
+        self._playing: dict[int, _Pair] = {}
+        self._played: Counter[frozenset[int]] = Counter()
+        self._pairs_of: Counter[int] = Counter()
+        self._last_pair: dict[int, int] = {}
+        self._pair_count = 0
+        self._ladder_tournaments: set[int] = set()
+        self._finished_at: deque[float] = deque()
+        self._abort = threading.Event()
+        self.new_pairs = 0
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def run(self, stop: threading.Event) -> None:
+        unfinished = self._load_history()
+        with ThreadPoolExecutor(
+            max_workers=self.settings.concurrency, thread_name_prefix="ladder"
+        ) as pool:
+            running: dict[Future[None], _Pair] = {}
+            try:
+                for pair in unfinished:
+                    log.info("ladder: resuming pair %s (tournament %d)", pair.names,
+                             pair.tournament_id)
+                    self._start(pool, running, pair, stop)
+                    while len(running) >= self.settings.concurrency and not stop.is_set():
+                        self._collect(running, timeout=self.settings.idle_s)
+                while not stop.is_set():
+                    if self._done_new_pairs():
+                        if not running:
+                            break
+                    else:
+                        while len(running) < self.settings.concurrency and not stop.is_set():
+                            pair = self._next_pair()
+                            if pair is None:
+                                break
+                            self._start(pool, running, pair, stop)
+                            if self._done_new_pairs():
+                                break
+                        if not running and self.settings.max_pairs is not None:
+                            break  # a bounded run ends when there is nothing left to play
+                    self._publish()
+                    if running:
+                        self._collect(running, timeout=self.settings.idle_s)
+                    else:
+                        stop.wait(self.settings.idle_s)
+            finally:
+                if stop.is_set():
+                    self._abort.set()
+                for fut in list(running):
+                    fut.exception()  # wait: a match cut short leaves its game pending
+                    self._finish(running.pop(fut))
+                self._publish()
+
+    def _done_new_pairs(self) -> bool:
+        return self.settings.max_pairs is not None and self.new_pairs >= self.settings.max_pairs
+
+    def _start(
+        self,
+        pool: ThreadPoolExecutor,
+        running: dict[Future[None], _Pair],
+        pair: _Pair,
+        stop: threading.Event,
+    ) -> None:
+        with self._lock:
+            self._playing[pair.tournament_id] = pair
+        running[pool.submit(self._play, pair, stop)] = pair
+        self._publish()
+
+    def _collect(self, running: dict[Future[None], _Pair], *, timeout: float) -> None:
+        done, _ = wait(running, timeout=timeout, return_when=FIRST_COMPLETED)
+        for fut in done:
+            pair = running.pop(fut)
+            exc = fut.exception()
+            if exc is not None and not isinstance(exc, ArenaError):
+                raise exc
+            self._finish(pair)
+
+    def _play(self, pair: _Pair, stop: threading.Event) -> None:
+        try:
+            run_tournament(
+                self.store,
+                pair.tournament_id,
+                concurrency=2,
+                stop=stop,
+                abort=self._abort,
+                start_bot=self._start_bot,
+            )
+        except ArenaError as exc:
+            # A bot whose files are gone, a tournament cancelled meanwhile: this pair cannot
+            # be played; pause the bot it is about and leave the rest of the ladder running.
+            log.warning("ladder: pair %s (tournament %d) not played: %s", pair.names,
+                        pair.tournament_id, exc)
+            self._cancel(pair, str(exc))
+            raise
+
+    def _finish(self, pair: _Pair) -> None:
+        with self._lock:
+            self._playing.pop(pair.tournament_id, None)
+        matches = self.store.list_matches(tournament_id=pair.tournament_id)
+        now = time.time()
+        for m in matches:
+            if m.termination.value != "aborted":
+                self._finished_at.append(now)
+        for version in pair.versions:
+            self._check_faults(version)
+
+    # -- choosing ----------------------------------------------------------------------------
+
+    def entrants(self) -> list[Entrant]:
+        """The versions taking part now, with their ratings and ladder counts."""
+        wanted = set(self.settings.bots)
+        pauses = self.store.ladder_pauses()
+        ratings = self.store.ratings()
+        mu0, sigma0 = self.store.rating_config.mu, self.store.rating_config.sigma
+        out = []
+        for bot in self.store.list_bots():
+            if (wanted and bot.name not in wanted) or not bot.versions:
+                continue
+            v = bot.latest
+            if v.id in pauses:
+                continue
+            r = ratings.get(v.id)
+            mu, sigma = (r.mu, r.sigma) if r is not None else (mu0, sigma0)
+            out.append(
+                Entrant(v.id, bot.name, mu, sigma, self._pairs_of[v.id],
+                        self._last_pair.get(v.id, -1))
+            )
+        return out
+
+    def _next_pair(self) -> _Pair | None:
+        if self._over_budget():
+            return None
+        with self._lock:
+            busy = frozenset(v for p in self._playing.values() for v in p.versions)
+        choice = self._matchmaker.choose(
+            self.entrants(), self._played, next_pair=self._pair_count, rng=self._rng, busy=busy
+        )
+        if choice is None:
+            return None
+        return self._create(choice)
+
+    def _over_budget(self) -> bool:
+        budget = self.settings.daily_budget
+        if budget is None:
+            return False
+        cutoff = time.time() - DAY_S
+        while self._finished_at and self._finished_at[0] < cutoff:
+            self._finished_at.popleft()
+        with self._lock:
+            in_play = 2 * len(self._playing)
+        return len(self._finished_at) + in_play + 2 > budget
+
+    def _create(self, choice: Choice) -> _Pair:
+        a = self.store.get_bot_version(choice.a.version_id)
+        b = self.store.get_bot_version(choice.b.version_id)
+        entrants = [
+            TournamentEntrant(v.name, v.version_label, v.id, v.content_hash, v.source)
+            for v in (a, b)
+        ]
+        for e in entrants:
+            if not Path(e.source).is_dir():
+                reason = f"its files are gone ({e.source})"
+                self._pause(e.version_id, e.name, reason)
+                raise LadderError(f"bot {e.name}: {reason}")
+        index = self._pair_count
+        settings = TournamentSettings(
+            bots=[],
+            games=1,
+            concurrency=2,
+            seed=secrets.randbelow(2**48),
+            move_timeout_ms=self.settings.move_timeout_ms,
+            policy=self.settings.policy,
+            rules=self.settings.rules,
+        )
+        reason = choice.reason()
+        tid = create_tournament_of(
+            self.store, entrants, settings, extra={LADDER_KEY: {"pair": index, "why": reason}}
+        )
+        self._count_pair(index, (a.id, b.id), tid)
+        self.new_pairs += 1
+        log.info("ladder: pair %d, tournament %d: %s", index, tid, reason)
+        return _Pair(tid, (a.id, b.id), (a.name, b.name), reason)
+
+    def _count_pair(self, index: int, versions: tuple[int, int], tid: int) -> None:
+        self._ladder_tournaments.add(tid)
+        self._played[frozenset(versions)] += 1
+        for v in versions:
+            self._pairs_of[v] += 1
+            self._last_pair[v] = max(self._last_pair.get(v, -1), index)
+        self._pair_count = max(self._pair_count, index + 1)
+
+    # -- history, faults, status -------------------------------------------------------------
+
+    def _load_history(self) -> list[_Pair]:
+        """Count the ladder pairs already stored; the ones not finished, to resume first."""
+        unfinished = []
+        cutoff = time.time() - DAY_S
+        for t in self.store.list_tournaments():
+            mark = t.config.get(LADDER_KEY)
+            if not isinstance(mark, dict):
+                continue
+            bots = t.config["bots"]
+            versions = (int(bots[0]["version_id"]), int(bots[1]["version_id"]))
+            self._count_pair(int(mark.get("pair", 0)), versions, t.id)
+            if t.status is TournamentStatus.RUNNING:
+                pending = [
+                    g for g in self.store.tournament_games(t.id)
+                    if g.status is GameStatus.PENDING
+                ]
+                if pending:
+                    names = (bots[0]["name"], bots[1]["name"])
+                    unfinished.append(_Pair(t.id, versions, names, str(mark.get("why", ""))))
+            for m in self.store.list_matches(tournament_id=t.id):
+                finished = m.finished_at.replace(tzinfo=m.finished_at.tzinfo or UTC)
+                if finished.timestamp() >= cutoff and m.termination.value != "aborted":
+                    self._finished_at.append(finished.timestamp())
+        self._finished_at = deque(sorted(self._finished_at))
+        return unfinished
+
+    def _check_faults(self, version_id: int) -> None:
+        n = self.settings.pause_after
+        recent = [
+            m for m in self.store.list_matches(
+                bot_version_id=version_id, newest_first=True, limit=max(50, 4 * n)
+            )
+            if m.tournament_id in self._ladder_tournaments and m.termination.value != "aborted"
+        ][:n]
+        if len(recent) < n:
+            return
+        reasons = []
+        for m in recent:
+            seat = 0 if m.seat_versions[0] == version_id else 1
+            if not (m.termination.is_forfeit and m.winner != seat):
+                return
+            reasons.append(m.detail or m.termination.value)
+        name = recent[0].players[0 if recent[0].seat_versions[0] == version_id else 1]
+        self._pause(
+            version_id,
+            name,
+            f"forfeited its last {n} ladder matches; the last: {reasons[0]}",
+        )
+
+    def _pause(self, version_id: int, name: str, reason: str) -> None:
+        if version_id in self.store.ladder_pauses():
+            return
+        log.warning("ladder: %s paused: %s", name, reason)
+        self.store.pause_ladder_version(
+            version_id, reason, datetime.now(UTC).isoformat(timespec="seconds")
+        )
+
+    def _cancel(self, pair: _Pair, reason: str) -> None:
+        with contextlib.suppress(ArenaError):
+            self.store.set_tournament_status(pair.tournament_id, TournamentStatus.CANCELLED)
+        for v in pair.versions:
+            try:
+                info = self.store.get_bot_version(v)
+            except ArenaError:
+                continue
+            if not Path(info.source).is_dir():
+                self._pause(v, info.name, f"its files are gone ({info.source})")
+        log.info("ladder: tournament %d cancelled: %s", pair.tournament_id, reason)
+
+    def status(self) -> dict[str, Any]:
+        """What is being played and why, who takes part, who is paused."""
+        with self._lock:
+            playing = [
+                {"tournament_id": p.tournament_id, "bots": list(p.names), "why": p.reason}
+                for p in self._playing.values()
+            ]
+        pauses = self.store.ladder_pauses()
+        paused = []
+        for vid, p in sorted(pauses.items()):
+            try:
+                v = self.store.get_bot_version(vid)
+                label = f"{v.name}@{v.version_label}"
+            except ArenaError:
+                label = f"version {vid}"
+            paused.append({"bot": label, "version_id": vid, **p})
+        entrants = [
+            {"bot": e.name, "version_id": e.version_id, "mu": round(e.mu, 3),
+             "sigma": round(e.sigma, 3), "pairs": e.pairs}
+            for e in sorted(self.entrants(), key=lambda e: -e.sigma)
+        ]
+        return {
+            "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "pairs_scheduled": self._pair_count,
+            "matches_last_24h": len(self._finished_at),
+            "daily_budget": self.settings.daily_budget,
+            "concurrency": self.settings.concurrency,
+            "playing": playing,
+            "entrants": entrants,
+            "paused": paused,
+        }
+
+    def _publish(self) -> None:
+        try:
+            self.store.set_ladder_status(self.status())
+        except ArenaError as exc:  # a status that cannot be written stops no match
+            log.warning("ladder: status not written: %s", exc)
+
+
+def ladder_tournament_ids(store: Store) -> list[int]:
+    """The tournaments that are ladder pairs, oldest first."""
+    return [t.id for t in store.list_tournaments() if isinstance(t.config.get(LADDER_KEY), dict)]
+
+
+def describe_status(status: dict[str, Any] | None) -> Sequence[str]:
+    """``arena ladder status`` as lines of text."""
+    if status is None:
+        return ["no ladder has run on this database"]
+    lines = [
+        f"ladder status at {status['updated_at']}: {status['pairs_scheduled']} pairs scheduled, "
+        f"{status['matches_last_24h']} matches in the last 24 h"
+        + (f" (budget {status['daily_budget']})" if status.get("daily_budget") else ""),
+    ]
+    if status["playing"]:
+        lines.append("playing:")
+        lines += [
+            f"  tournament {p['tournament_id']}: {p['bots'][0]} vs {p['bots'][1]} — {p['why']}"
+            for p in status["playing"]
+        ]
+    else:
+        lines.append("playing: nothing")
+    lines.append("taking part (most uncertain first):")
+    lines += [
+        f"  {e['bot']:<20} mu {e['mu']:7.2f}  sigma {e['sigma']:5.2f}  pairs {e['pairs']}"
+        for e in status["entrants"]
+    ]
+    if status["paused"]:
+        lines.append("paused:")
+        lines += [f"  {p['bot']}: {p['reason']} (since {p['at']})" for p in status["paused"]]
+    return lines
