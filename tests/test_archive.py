@@ -62,6 +62,21 @@ def _huge_header(tar: tarfile.TarFile) -> None:
     tar.addfile(info, io.BytesIO(b"x"))
 
 
+def _big_header(tar: tarfile.TarFile) -> None:
+    """A PAX header of 200 KB, under the unpacked cap: it would be held in memory whole."""
+    info = tarfile.TarInfo("small.txt")
+    info.size = 1
+    info.pax_headers = {"comment": "A" * 200_000}
+    tar.addfile(info, io.BytesIO(b"x"))
+
+
+def _deep(tar: tarfile.TarFile) -> None:
+    """One file 1500 folders down (the unpacking recursed once per folder)."""
+    info = tarfile.TarInfo("a/" * 1500 + "f")
+    info.size = 1
+    tar.addfile(info, io.BytesIO(b"x"))
+
+
 def _zeros(tar: tarfile.TarFile) -> None:
     info = tarfile.TarInfo("zeros.bin")
     info.size = 4 * 1024 * 1024
@@ -124,7 +139,9 @@ BAD_ARCHIVES: dict[str, tuple[bytes, str]] = {
         "more than 50 entries",
     ),
     "unpacks too big": (_bad(_zeros), "more than 1048576 bytes"),
-    "gzip bomb in a header": (_bad(_huge_header), "a gzip bomb?"),
+    "gzip bomb in a header": (_bad(_huge_header), "extended header"),
+    "big header under the unpacked cap": (_bad(_big_header), "200016-byte extended header"),
+    "1500 nested folders": (_bad(_deep), "folders deep; at most 32"),
     "archive too big": (os.urandom(600 * 1024), "more than the limit of 524288 bytes"),
     "not gzip": (b"PK\x03\x04 this is a zip file", "not a gzip-compressed tar archive"),
     "not tar": (gzip.compress(b"hello, not a tar archive" * 40), "truncated or corrupt"),

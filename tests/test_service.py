@@ -102,6 +102,13 @@ def make_token(db: Path, name: str) -> str:
     return token
 
 
+def make_admin_token(db: Path, name: str) -> str:
+    """An admin token (docs/service.md, who may do what): picks seeds, pits anyone's bots."""
+    result = arena_cli("token", "create", name, "--admin", "--db", str(db))
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
 LIMIT_ARGS = (
     "--max-archive-mb", str(TEST_LIMITS.max_archive_bytes / MIB),
     "--max-files", str(TEST_LIMITS.max_entries),
@@ -417,9 +424,7 @@ def test_tls(tmp_path: Path) -> None:
         )
         assert listed.returncode == 0, listed.stderr
         assert [b["name"] for b in json.loads(listed.stdout)] == ["tls-bot"]
-        board = arena_cli(
-            "ratings", "--server", server.address, "--ca-file", str(cert), "--json"
-        )
+        board = arena_cli("ratings", "--server", server.address, "--ca-file", str(cert), "--json")
         assert board.returncode == 0, board.stderr
         assert json.loads(board.stdout) == []
     finally:

@@ -36,6 +36,7 @@ TABLES = {
     "matches",
     "ratings",
     "settings",
+    "submissions",
     "tournaments",
     "tournament_games",
 }

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from arena._gen.arena.v1 import arena_pb2 as pb
-from arena.cli.options import CaFileOption, ServerOption, TokenOption
+from arena.cli.options import CaFileOption, InsecureOption, ServerOption, TokenOption
 from arena.cli.remote import connect
 
 app = typer.Typer(help="Bots: submit a bot directory, list and show bots.", no_args_is_help=True)
@@ -35,6 +35,7 @@ def submit(
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
+    insecure: InsecureOption = False,
     db: DbOption = None,
     data_dir: Annotated[
         Path | None,
@@ -54,7 +55,7 @@ def submit(
     from arena.service.archive import pack_directory
 
     if server:
-        with connect(server, token, ca_file) as client:
+        with connect(server, token, ca_file, insecure=insecure) as client:
             response = client.submit_bot(directory, name)
         _print_submitted(response)
         return

@@ -45,6 +45,15 @@ CaFileOption = Annotated[
         show_default=False,
     ),
 ]
+InsecureOption = Annotated[
+    bool,
+    typer.Option(
+        "--insecure",
+        envvar="ARENA_INSECURE",
+        help="Send the token over plaintext to a non-loopback --server (refused otherwise: use "
+        "TLS).",
+    ),
+]
 
 SandboxOption = Annotated[
     str | None,

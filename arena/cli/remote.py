@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Any
@@ -14,15 +15,58 @@ from arena.errors import ArenaError
 from arena.protocol import termination_from_pb
 from arena.referee.record import MatchResult
 from arena.rules.ruleset import RuleSet
-from arena.service.client import CA_FILE_ENV, ArenaClient
+from arena.service.client import CA_FILE_ENV, TOKEN_ENV, ArenaClient
+
+INSECURE_ENV = "ARENA_INSECURE"
 
 
-def connect(server: str, token: str | None = None, ca_file: Path | None = None) -> ArenaClient:
-    """A client for ``--server``: ``https://`` (or a CA file) means TLS, a bare HOST:PORT not."""
+def connect(
+    server: str,
+    token: str | None = None,
+    ca_file: Path | None = None,
+    *,
+    insecure: bool = False,
+) -> ArenaClient:
+    """A client for ``--server``: ``https://`` (or a CA file) means TLS, a bare HOST:PORT not.
+
+    A token sent in plaintext to another machine can be read by anyone on the way: refused
+    unless ``insecure`` (``--insecure`` or ``ARENA_INSECURE=1``); loopback is fine."""
     tls = server.startswith("https://")
     address = server.removeprefix("https://").removeprefix("http://").rstrip("/")
     ca = ca_file or (Path(os.environ[CA_FILE_ENV]) if os.environ.get(CA_FILE_ENV) else None)
+    token = token or os.environ.get(TOKEN_ENV) or None
+    insecure = insecure or os.environ.get(INSECURE_ENV, "") not in ("", "0")
+    if token and not (tls or ca) and not insecure and not is_loopback(address):
+        raise ArenaError(
+            f"refusing to send the token in plaintext to {address}: anyone on the way could "
+            "read it. Use TLS (--server https://HOST:PORT, --ca-file), or pass --insecure "
+            f"(or set {INSECURE_ENV}=1) if the network is yours"
+        )
     return ArenaClient(address, token=token, tls=tls, ca_file=ca)
+
+
+def is_loopback(address: str) -> bool:
+    """Whether HOST:PORT names this machine (localhost, 127.0.0.0/8, ::1)."""
+    host = address.rsplit(":", 1)[0] if address.count(":") == 1 or "]" in address else address
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def tournament_cancel(
+    server: str, token: str | None, tournament_id: int, ca_file: Path | None, insecure: bool
+) -> None:
+    """``arena tournament cancel ID --server``."""
+    with connect(server, token, ca_file, insecure=insecure) as client:
+        t = client.cancel_tournament(tournament_id)
+    typer.echo(
+        f"tournament {t.id} cancelled: {t.matches_done} of {t.matches_total} matches played "
+        "and recorded"
+    )
 
 
 def ratings(server: str, token: str | None, as_json: bool, ca_file: Path | None = None) -> None:
@@ -61,6 +105,7 @@ def tournament_run(
     deals: str,
     as_json: bool,
     ca_file: Path | None = None,
+    insecure: bool = False,
 ) -> None:
     """``arena tournament run --server``: start it on the server, follow its stream, report.
 
@@ -82,7 +127,7 @@ def tournament_run(
         raise ArenaError("name the bots to play with --server (submitted bot names)")
     interactive = sys.stdout.isatty() and not as_json
     reporter = TerminalReporter(Console()) if interactive else QuietReporter()
-    with connect(server, token, ca_file) as client:
+    with connect(server, token, ca_file, insecure=insecure) as client:
         started = client.start_tournament(
             bots,
             games=games,

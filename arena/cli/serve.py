@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -9,9 +10,14 @@ import typer
 
 from arena.cli.options import DbOption, SandboxOption
 from arena.service.archive import ArchiveLimits
+from arena.service.limits import ServiceLimits
+from arena.service.policy import Quotas, TournamentLimits
 
 MIB = 1024 * 1024
 _DEFAULTS = ArchiveLimits()
+_SERVICE = ServiceLimits()
+_TOURNAMENTS = TournamentLimits()
+_QUOTAS = Quotas()
 
 
 def serve(
@@ -58,6 +64,38 @@ def serve(
     max_unpacked_mb: Annotated[
         float, typer.Option("--max-unpacked-mb", help="Largest unpacked size of an archive.")
     ] = _DEFAULTS.max_unpacked_bytes / MIB,
+    max_streams: Annotated[
+        int, typer.Option("--max-streams", help="Most streams open at once, over all clients.")
+    ] = _SERVICE.max_streams,
+    max_streams_per_peer: Annotated[
+        int,
+        typer.Option("--max-streams-per-peer", help="Most streams open at once from one address."),
+    ] = _SERVICE.max_streams_per_peer,
+    stream_idle_timeout: Annotated[
+        float,
+        typer.Option(
+            "--stream-idle-timeout",
+            help="Seconds a reflection stream may stay without a request before it is closed.",
+        ),
+    ] = _SERVICE.stream_idle_s,
+    max_matches: Annotated[
+        int, typer.Option("--max-matches", help="Most matches one tournament may schedule.")
+    ] = _TOURNAMENTS.max_matches,
+    submissions_per_hour: Annotated[
+        int,
+        typer.Option("--submissions-per-hour", help="Accepted submissions per token per hour."),
+    ] = _QUOTAS.submissions_per_hour,
+    stored_mb_per_token: Annotated[
+        float,
+        typer.Option("--stored-mb-per-token", help="Unpacked bot bytes a token may keep stored."),
+    ] = _QUOTAS.stored_bytes_per_token / MIB,
+    stored_mb: Annotated[
+        float, typer.Option("--stored-mb", help="Unpacked bot bytes stored for everyone together.")
+    ] = _QUOTAS.stored_bytes_total / MIB,
+    running_per_token: Annotated[
+        int,
+        typer.Option("--running-per-token", help="Tournaments one token may have running at once."),
+    ] = _QUOTAS.running_per_token,
     shutdown_grace: Annotated[
         float,
         typer.Option(
@@ -108,6 +146,15 @@ def serve(
 
     if max_archive_mb <= 0 or max_files <= 0 or max_unpacked_mb <= 0 or shutdown_grace < 0:
         raise ArenaError("--max-archive-mb, --max-files and --max-unpacked-mb must be positive")
+    if (
+        min(max_matches, submissions_per_hour, running_per_token) <= 0
+        or min(stored_mb_per_token, stored_mb) <= 0
+    ):
+        raise ArenaError("the quotas and --max-matches must be positive")
+    if min(max_streams, max_streams_per_peer) <= 0 or stream_idle_timeout <= 0:
+        raise ArenaError(
+            "--max-streams, --max-streams-per-peer and --stream-idle-timeout must be positive"
+        )
     if ray_worker_cpus <= 0:
         raise ArenaError(f"--ray-worker-cpus must be positive, got {ray_worker_cpus:g}")
     run(
@@ -124,6 +171,20 @@ def serve(
                 max_unpacked_bytes=int(max_unpacked_mb * MIB),
             ),
             shutdown_grace_s=shutdown_grace,
+            service_limits=dataclasses.replace(
+                _SERVICE,
+                max_streams=max_streams,
+                max_streams_per_peer=max_streams_per_peer,
+                stream_idle_s=stream_idle_timeout,
+            ),
+            tournament_limits=dataclasses.replace(_TOURNAMENTS, max_matches=max_matches),
+            quotas=dataclasses.replace(
+                _QUOTAS,
+                submissions_per_hour=submissions_per_hour,
+                stored_bytes_per_token=int(stored_mb_per_token * MIB),
+                stored_bytes_total=int(stored_mb * MIB),
+                running_per_token=running_per_token,
+            ),
             sandbox=sandbox,
             insecure_no_sandbox=insecure_no_sandbox,
             ray=ray,

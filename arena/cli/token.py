@@ -19,10 +19,18 @@ app = typer.Typer(
 def create(
     name: Annotated[str, typer.Argument(help="Who the token is for; bots it submits are theirs.")],
     db: DbOption = None,
+    admin: Annotated[
+        bool,
+        typer.Option(
+            "--admin",
+            help="An admin token: may start tournaments of anyone's bots and cancel any "
+            "(docs/service.md, who may do what).",
+        ),
+    ] = False,
 ) -> None:
     """Create a token and print it. It is shown only this once: the database keeps a hash."""
     with Store.open(db) as store:
-        token = store.create_token(name)
+        token = store.create_token(name, role="admin" if admin else "member")
     typer.echo(token)
 
 
@@ -32,7 +40,7 @@ def list_tokens(db: DbOption = None) -> None:
     with Store.open(db) as store:
         tokens = store.list_tokens()
     for t in tokens:
-        typer.echo(f"{t.name}\tcreated {t.created_at:%Y-%m-%d %H:%M:%S} UTC")
+        typer.echo(f"{t.name}\t{t.role}\tcreated {t.created_at:%Y-%m-%d %H:%M:%S} UTC")
 
 
 @app.command()

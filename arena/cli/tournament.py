@@ -13,6 +13,7 @@ from rich.table import Table
 from arena.cli.options import (
     CaFileOption,
     DbOption,
+    InsecureOption,
     SandboxOption,
     ServerOption,
     TokenOption,
@@ -23,7 +24,7 @@ from arena.cli.tournament_format import report, to_json
 from arena.errors import ArenaError
 
 app = typer.Typer(
-    help="Round-robin tournaments: run, resume, show, list.", no_args_is_help=True
+    help="Round-robin tournaments: run, resume, show, list, cancel.", no_args_is_help=True
 )
 
 JsonOption = Annotated[
@@ -117,6 +118,7 @@ def run(
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
+    insecure: InsecureOption = False,
     sandbox: SandboxOption = None,
     ray: RayOption = None,
     ray_worker_cpus: RayWorkerCpusOption = 2.0,
@@ -135,7 +137,7 @@ def run(
             server, token, bots=list(bots or []), games=games, concurrency=concurrency,
             seed=seed, move_timeout_ms=move_timeout, time_bank_ms=time_bank, policy=policy,
             max_faults=max_faults, rules=rule_set, deals=deals, as_json=as_json,
-            ca_file=ca_file,
+            ca_file=ca_file, insecure=insecure,
         )  # fmt: skip
         return
     from arena.referee import FaultPolicy
@@ -196,6 +198,39 @@ def resume(
 
             compare.play(store, tournament_id, concurrency, as_json, mode)  # exits with its verdict
         play(store, tournament_id, concurrency, as_json, mode, ray, ray_worker_cpus)
+
+
+@app.command()
+def cancel(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament to cancel.")],
+    db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
+    insecure: InsecureOption = False,
+) -> None:
+    """Cancel a tournament: what was played stays recorded, nothing more is played.
+
+    With --server, a running tournament stops at once (its owner's token or an admin's); its
+    matches in play are recorded as aborted, unrated. Locally, a tournament not being played is
+    marked cancelled, so it is never resumed."""
+    if server:
+        from arena.cli import remote
+
+        remote.tournament_cancel(server, token, tournament_id, ca_file, insecure)
+        return
+    from arena.store import Store, TournamentStatus
+
+    with Store.open(db) as store:
+        info = store.get_tournament(tournament_id)
+        if info.status is not TournamentStatus.RUNNING:
+            raise ArenaError(f"tournament {tournament_id} is {info.status.value}, not running")
+        with store.tournament_player_lock(tournament_id):
+            store.set_tournament_status(tournament_id, TournamentStatus.CANCELLED)
+    typer.echo(
+        f"tournament {tournament_id} cancelled: {info.games_done} of {info.games_total} "
+        "matches played and recorded"
+    )
 
 
 @app.command()
@@ -270,7 +305,10 @@ def list_(
         table.add_column(column, justify="right" if column == "id" else "left")
     for r in rows:
         table.add_row(
-            str(r["id"]), r["status"], f"{r['done']}/{r['total']}", r["created_at"],
+            str(r["id"]),
+            r["status"],
+            f"{r['done']}/{r['total']}",
+            r["created_at"],
             ", ".join(r["bots"]),
         )
     Console(highlight=False).print(table)

@@ -52,6 +52,10 @@ class ArchiveLimits:
     """Files, directories and links together."""
     max_unpacked_bytes: int = 256 * 1024 * 1024
     """Sum of the file sizes once unpacked."""
+    max_depth: int = 32
+    """Folders an entry may lie under."""
+    max_header_bytes: int = 64 * 1024
+    """A PAX extended header or a GNU long name: read into memory, so small."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +196,31 @@ class _CappedReader(io.RawIOBase):
         return len(data)
 
 
+_HEADER_TYPES = (
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+)
+
+
+def _bounded_tarinfo(max_header_bytes: int) -> type[tarfile.TarInfo]:
+    """A TarInfo refusing a header member (PAX, GNU long name) bigger than the cap before
+    tarfile reads it into memory."""
+
+    class BoundedTarInfo(tarfile.TarInfo):
+        def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+            if self.type in _HEADER_TYPES and self.size > max_header_bytes:
+                raise ArchiveError(
+                    f"the archive has a {self.size}-byte extended header; at most "
+                    f"{max_header_bytes} bytes are allowed"
+                )
+            return super()._proc_member(tarfile_)  # type: ignore[misc]
+
+    return BoundedTarInfo
+
+
 def unpack_archive(data: bytes, dest: Path, limits: ArchiveLimits) -> UnpackedArchive:
     """Check ``data`` and unpack it into ``dest``, a directory that must not exist yet.
 
@@ -215,7 +244,9 @@ def unpack_archive(data: bytes, dest: Path, limits: ArchiveLimits) -> UnpackedAr
     total = 0
     entry = ""
     try:
-        with tarfile.open(fileobj=reader, mode="r|") as tar:
+        with tarfile.open(
+            fileobj=reader, mode="r|", tarinfo=_bounded_tarinfo(limits.max_header_bytes)
+        ) as tar:
             for count, member in enumerate(tar, start=1):
                 entry = member.name
                 if count > limits.max_entries:
@@ -227,6 +258,11 @@ def unpack_archive(data: bytes, dest: Path, limits: ArchiveLimits) -> UnpackedAr
                     if member.isdir():
                         continue
                     raise ArchiveError(f"entry {member.name!r} has no name")
+                if len(parts) > limits.max_depth:
+                    raise ArchiveError(
+                        f"an entry lies {len(parts) - 1} folders deep; at most "
+                        f"{limits.max_depth} are allowed"
+                    )
                 if parts in seen:
                     raise ArchiveError(f"entry {'/'.join(parts)!r} appears twice")
                 for i in range(1, len(parts)):

@@ -9,15 +9,19 @@ identity reaches the servicer through ``current_caller()``.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from grpc import aio
+
+from arena.store import TokenInfo
 
 SERVICE_PREFIX = "/arena.v1.ArenaService/"
-WRITE_METHODS = frozenset({"SubmitBot", "StartTournament"})
+WRITE_METHODS = frozenset({"SubmitBot", "StartTournament", "CancelTournament"})
 METADATA_KEY = "authorization"
+MAX_TOKEN_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,10 +30,19 @@ class Caller:
 
     token_id: int | None = None
     name: str | None = None
+    role: str | None = None
 
     @property
     def anonymous(self) -> bool:
         return self.token_id is None
+
+    @property
+    def admin(self) -> bool:
+        return self.role == "admin"
+
+
+def caller_of(info: TokenInfo) -> Caller:
+    return Caller(token_id=info.id, name=info.name, role=info.role)
 
 
 ANONYMOUS = Caller()
@@ -40,7 +53,7 @@ TokenVerifier = Callable[[str], Caller | None]
 
 
 def current_caller() -> Caller:
-    """The caller of the RPC being served on this thread."""
+    """The caller of the RPC being served (in its task, and in the worker it runs on)."""
     return _caller.get()
 
 
@@ -55,19 +68,29 @@ def bearer_token(metadata: Any) -> str | None:
     return None
 
 
-class TokenAuthInterceptor(grpc.ServerInterceptor):
-    """Checks the token of every arena.v1 call; health and reflection calls pass untouched."""
+class TokenAuthInterceptor(aio.ServerInterceptor):
+    """Checks the token of every arena.v1 call; health and reflection calls pass untouched.
 
-    def __init__(self, verify: TokenVerifier, *, auth_reads: bool = False) -> None:
+    The token is looked up in the store on ``run_blocking`` (a worker thread), never on the
+    event loop."""
+
+    def __init__(
+        self,
+        verify: TokenVerifier,
+        run_blocking: Callable[..., Awaitable[Any]],
+        *,
+        auth_reads: bool = False,
+    ) -> None:
         self._verify = verify
+        self._run_blocking = run_blocking
         self._auth_reads = auth_reads
 
-    def intercept_service(
+    async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
-        handler = continuation(handler_call_details)
+        handler = await continuation(handler_call_details)
         method: str = handler_call_details.method  # type: ignore[attr-defined]
         if handler is None or not method.startswith(SERVICE_PREFIX):
             return handler
@@ -75,43 +98,43 @@ class TokenAuthInterceptor(grpc.ServerInterceptor):
         required = name in WRITE_METHODS or self._auth_reads
         return _wrap(handler, lambda context: self._authenticate(context, name, required))
 
-    def _authenticate(self, context: grpc.ServicerContext, method: str, required: bool) -> Caller:
+    async def _authenticate(
+        self, context: aio.ServicerContext, method: str, required: bool
+    ) -> Caller:
         token = bearer_token(context.invocation_metadata())
         if token is None:
             if not required:
                 return ANONYMOUS
-            context.abort(
+            await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
                 f"{method} needs a token: pass --token or set ARENA_TOKEN "
                 "(metadata `authorization: Bearer <token>`; `arena token create NAME` makes one)",
             )
-        if not token:
-            context.abort(
+        if not token or len(token) > MAX_TOKEN_CHARS:
+            await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "malformed authorization metadata: expected `Bearer <token>`",
             )
-        caller = self._verify(token)  # type: ignore[arg-type]
+        caller = await self._run_blocking(self._verify, token)
         if caller is None:
-            context.abort(
+            await context.abort(
                 grpc.StatusCode.UNAUTHENTICATED,
                 "unknown token: it was never issued by this arena (check --token / ARENA_TOKEN)",
             )
-        return caller  # type: ignore[return-value]
+        return caller  # type: ignore[no-any-return]
 
 
 def _wrap(
-    handler: grpc.RpcMethodHandler, authenticate: Callable[[grpc.ServicerContext], Caller]
+    handler: grpc.RpcMethodHandler,
+    authenticate: Callable[[aio.ServicerContext], Awaitable[Caller]],
 ) -> grpc.RpcMethodHandler:
     """The same handler, authenticating first and running the behaviour as that caller."""
     if handler.unary_unary is not None:
         inner_uu = handler.unary_unary
 
-        def unary_unary(request: Any, context: grpc.ServicerContext) -> Any:
-            token = _caller.set(authenticate(context))
-            try:
-                return inner_uu(request, context)
-            finally:
-                _caller.reset(token)
+        async def unary_unary(request: Any, context: aio.ServicerContext) -> Any:
+            _caller.set(await authenticate(context))  # each call runs in a task of its own
+            return await inner_uu(request, context)
 
         return grpc.unary_unary_rpc_method_handler(
             unary_unary, handler.request_deserializer, handler.response_serializer
@@ -119,10 +142,10 @@ def _wrap(
     if handler.unary_stream is not None:
         inner_us = handler.unary_stream
 
-        def unary_stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            # No reset: a stream may be closed from another thread; every call sets its own.
-            _caller.set(authenticate(context))
-            yield from inner_us(request, context)
+        async def unary_stream(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
+            _caller.set(await authenticate(context))
+            async for item in inner_us(request, context):
+                yield item
 
         return grpc.unary_stream_rpc_method_handler(
             unary_stream, handler.request_deserializer, handler.response_serializer

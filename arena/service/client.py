@@ -139,13 +139,32 @@ class ArenaClient:
         ).tournament
 
     def watch_tournament(self, tournament_id: int) -> Iterator[pb.WatchTournamentResponse]:
-        """The tournament's events until it ends (no deadline: a tournament may take hours)."""
-        try:
-            yield from self.stub.WatchTournament(
-                pb.WatchTournamentRequest(id=tournament_id), metadata=self._metadata()
-            )
-        except grpc.RpcError as exc:
-            raise self._error(exc) from None
+        """The tournament's events until it ends (no deadline: a tournament may take hours).
+
+        The server ends a watch after a while with the tournament still RUNNING: the watch is
+        then taken up again, without repeating the matches already sent."""
+        seen: set[str] = set()
+        while True:
+            last: pb.WatchTournamentResponse | None = None
+            try:
+                for event in self.stub.WatchTournament(
+                    pb.WatchTournamentRequest(id=tournament_id), metadata=self._metadata()
+                ):
+                    last = event
+                    if event.HasField("match"):
+                        if event.match.id in seen:
+                            continue
+                        seen.add(event.match.id)
+                    yield event
+            except grpc.RpcError as exc:
+                raise self._error(exc) from None
+            if last is None or last.tournament.state != pb.TOURNAMENT_STATE_RUNNING:
+                return
+
+    def cancel_tournament(self, tournament_id: int) -> pb.Tournament:
+        return self._call(
+            self.stub.CancelTournament, pb.CancelTournamentRequest(id=tournament_id)
+        ).tournament
 
     def list_matches(
         self, *, tournament_id: int = 0, bot: str = "", page_size: int = 0, page_token: str = ""

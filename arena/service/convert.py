@@ -96,7 +96,8 @@ def tournament_to_pb(info: TournamentInfo, *, running_here: bool) -> pb.Tourname
         bots=[str(b["name"]) if isinstance(b, dict) else str(b) for b in config.get("bots", [])],
         games=int(config.get("games", 0)),
         concurrency=int(config.get("concurrency", 0)),
-        seed=int(config.get("seed", 0)),
+        # The seed gives away every deal: shown once the tournament is over (arena.service.deals).
+        seed=0 if info.status is TournamentStatus.RUNNING else int(config.get("seed", 0)),
         move_timeout_ms=int(config.get("move_timeout_ms", 0)),
         policy=POLICIES.get(_policy_kind(config.get("policy")), pb.FAULT_POLICY_UNSPECIFIED),
         matches_total=info.games_total,

@@ -10,6 +10,7 @@ or not at all (the store writes a match and its rating update in one transaction
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import signal
 import sys
@@ -17,16 +18,21 @@ import threading
 from concurrent import futures
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
+from grpc import aio
+from grpc_health.v1 import _async as health_aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena._gen.arena.v1 import arena_pb2, arena_pb2_grpc
 from arena.errors import ArenaError
 from arena.service.archive import ArchiveLimits
-from arena.service.auth import Caller, TokenAuthInterceptor
-from arena.service.servicer import ArenaServicer
+from arena.service.auth import Caller, TokenAuthInterceptor, caller_of
+from arena.service.limits import ServiceLimits, StreamLimitInterceptor, transport_options
+from arena.service.policy import Quotas, TournamentLimits
+from arena.service.servicer import ArenaServicer, run_blocking_on
 from arena.service.submission import BotSubmissions, default_data_dir
 from arena.service.tournaments import TournamentManager
 from arena.store import Store
@@ -46,7 +52,11 @@ class ServerConfig:
     tls_key: Path | None = None
     auth_reads: bool = False
     limits: ArchiveLimits = field(default_factory=ArchiveLimits)
+    service_limits: ServiceLimits = field(default_factory=ServiceLimits)
+    tournament_limits: TournamentLimits = field(default_factory=TournamentLimits)
+    quotas: Quotas = field(default_factory=Quotas)
     max_workers: int = 32
+    """Worker threads for the unary calls' store and disk work (streams hold none)."""
     shutdown_grace_s: float = 30.0
     """How long running matches may take to finish on shutdown before they are aborted."""
     web_listen: str | None = None
@@ -84,7 +94,10 @@ def sandbox_decision(config: ServerConfig) -> tuple[str, str]:
 
 
 class ArenaServer:
-    """A started server; ``stop()`` shuts it down gracefully (module docstring)."""
+    """A started server; ``stop()`` shuts it down gracefully (module docstring).
+
+    The gRPC server is ``grpc.aio`` on an event loop of its own thread: streams are coroutines
+    there, and every call's blocking work runs on a pool of ``max_workers`` threads."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
@@ -92,57 +105,80 @@ class ArenaServer:
             raise ArenaError("TLS needs both --tls-cert and --tls-key")
         self.sandbox, self.sandbox_note = sandbox_decision(config)
         self.store = Store.open(config.db)
+        self._pool = futures.ThreadPoolExecutor(
+            max_workers=config.max_workers, thread_name_prefix="arena-rpc"
+        )
+        self._loop = asyncio.new_event_loop()
+        self._loop_thread = threading.Thread(
+            target=self._loop.run_forever, name="arena-grpc", daemon=True
+        )
+        self._loop_thread.start()
         try:
             data_dir = config.data_dir or default_data_dir(config.db)
-            self.submissions = BotSubmissions(self.store, data_dir, config.limits)
+            self.submissions = BotSubmissions(self.store, data_dir, config.limits, config.quotas)
             executor = None
             if config.ray is not None:
                 from arena.distributed import ray_executor_factory
 
                 executor, _ = ray_executor_factory(config.ray, worker_cpus=config.ray_worker_cpus)
             self.tournaments = TournamentManager(
-                self.store, sandbox=self.sandbox, executor=executor
+                self.store,
+                watch_max_s=config.service_limits.watch_max_s,
+                limits=config.tournament_limits,
+                quotas=config.quotas,
+                sandbox=self.sandbox,
+                executor=executor,
             )
-            self._server = grpc.server(
-                futures.ThreadPoolExecutor(
-                    max_workers=config.max_workers, thread_name_prefix="arena-rpc"
-                ),
-                interceptors=[
-                    TokenAuthInterceptor(self._verify_token, auth_reads=config.auth_reads)
-                ],
-                options=[
-                    # Above the archive cap, so an oversized archive gets the service's own
-                    # INVALID_ARGUMENT message rather than gRPC's RESOURCE_EXHAUSTED.
-                    (
-                        "grpc.max_receive_message_length",
-                        max(2 * config.limits.max_archive_bytes, 8 * 1024 * 1024),
-                    ),
-                    ("grpc.max_send_message_length", 256 * 1024 * 1024),
-                    ("grpc.so_reuseport", 0),
-                ],
-            )
-            arena_pb2_grpc.add_ArenaServiceServicer_to_server(
-                ArenaServicer(self.store, self.submissions, self.tournaments), self._server
-            )
-            self.health = health.HealthServicer()
-            health_pb2_grpc.add_HealthServicer_to_server(self.health, self._server)
-            reflection.enable_server_reflection(
-                (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self._server
-            )
-            self.port = self._bind(config)
+            self.port = self._on_loop(self._build(config))
             self.web = None
             if config.web_listen is not None:
                 from arena.web import WebServer
 
                 self.web = WebServer(self.store, config.web_listen)
         except BaseException:
+            self._close_loop()
             self.store.close()
             raise
         self._stopped = threading.Event()
 
+    def _on_loop(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    async def _build(self, config: ServerConfig) -> int:
+        run_blocking = run_blocking_on(self._pool)
+        limits = config.service_limits
+        self._server = aio.server(
+            interceptors=[
+                StreamLimitInterceptor(limits),
+                TokenAuthInterceptor(
+                    self._verify_token, run_blocking, auth_reads=config.auth_reads
+                ),
+            ],
+            # The transport's cap is the archive cap and a quarter, so an archive a little over
+            # it gets the service's own message; every other method is held to
+            # ServiceLimits.max_request_bytes by the interceptor, before parsing.
+            options=transport_options(limits, config.limits.max_archive_bytes * 5 // 4 + 64 * 1024),
+        )
+        arena_pb2_grpc.add_ArenaServiceServicer_to_server(
+            ArenaServicer(
+                self.store,
+                self.submissions,
+                self.tournaments,
+                run_blocking,
+                max_submissions_at_once=limits.max_submissions_at_once,
+            ),
+            self._server,
+        )
+        self.health = health_aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self._server)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self._server
+        )
+        return self._bind(config)
+
     def _verify_token(self, token: str) -> Caller | None:
         info = self.store.verify_token(token)
-        return None if info is None else Caller(token_id=info.id, name=info.name)
+        return None if info is None else caller_of(info)
 
     def _bind(self, config: ServerConfig) -> int:
         if config.tls_cert is not None and config.tls_key is not None:
@@ -174,27 +210,39 @@ class ArenaServer:
         return f"{host}:{self.port}"
 
     def start(self) -> None:
-        self._server.start()
+        async def start() -> None:
+            await self._server.start()
+            for name in ("", SERVICE_NAME):
+                await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+        self._on_loop(start())
         if self.web is not None:
             self.web.start()
-        for name in ("", SERVICE_NAME):
-            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
     def stop(self) -> None:
         """Graceful shutdown: refuse new calls, let tournaments wind down, end the streams."""
         if self._stopped.is_set():
             return
         self._stopped.set()
-        self.health.enter_graceful_shutdown()
-        done = self._server.stop(grace=self.config.shutdown_grace_s + 10)
+        self._on_loop(self.health.enter_graceful_shutdown())
+        done = asyncio.run_coroutine_threadsafe(
+            self._server.stop(grace=self.config.shutdown_grace_s + 10), self._loop
+        )
         self.tournaments.shutdown(grace_s=self.config.shutdown_grace_s)
-        done.wait()
+        done.result()
+        self._close_loop()
         if self.web is not None:
             self.web.stop()
         self.store.close()
 
+    def _close_loop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._loop_thread.join()
+        self._loop.close()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
     def wait(self) -> None:
-        self._server.wait_for_termination()
+        self._on_loop(self._server.wait_for_termination())
 
 
 def serve(config: ServerConfig) -> None:

@@ -1,48 +1,59 @@
 """The ArenaService servicer: a thin adapter from arena.v1 calls to the store, the submission
 checks and the tournament manager. Every error a caller can act on becomes a status with the
-library's own message (INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED)."""
+library's own message (INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED).
+
+The methods are coroutines on the server's event loop; whatever touches the store or the disk
+runs on the worker pool (``run_blocking``), so a slow call never stalls the loop and an open
+stream never holds a worker."""
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 import logging
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor
+from typing import Any, NoReturn
 
 import grpc
+from grpc import aio
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.errors import ArenaError
 from arena.rules.errors import InvalidRuleSetError
 from arena.service.archive import ArchiveError
-from arena.service.auth import current_caller
+from arena.service.auth import Caller, current_caller
 from arena.service.convert import (
     bot_to_pb,
     bot_version_to_pb,
     leaderboard_row_to_pb,
-    match_to_pb,
-    stored_match_to_pb,
 )
+from arena.service.policy import PolicyError, QuotaError, check_bot_name
 from arena.service.submission import BotSubmissions
 from arena.service.tournaments import ShuttingDownError, TournamentManager
+from arena.service.visibility import MatchView, SealedError
 from arena.store import NotFoundError, NotOwnerError, Store
+from arena.tournament.entrants import sample_bot_dirs
 
 log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 
 def _status_of(exc: BaseException) -> grpc.StatusCode | None:
-    if isinstance(exc, NotOwnerError):
+    if isinstance(exc, QuotaError):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED
+    if isinstance(exc, NotOwnerError | PolicyError):
         return grpc.StatusCode.PERMISSION_DENIED
     if isinstance(exc, NotFoundError):
         return grpc.StatusCode.NOT_FOUND
     if isinstance(exc, ArchiveError | InvalidRuleSetError | ValueError):
         return grpc.StatusCode.INVALID_ARGUMENT
+    if isinstance(exc, SealedError):
+        return grpc.StatusCode.FAILED_PRECONDITION
     if isinstance(exc, ShuttingDownError):
         return grpc.StatusCode.UNAVAILABLE
     if isinstance(exc, ArenaError):
@@ -52,61 +63,78 @@ def _status_of(exc: BaseException) -> grpc.StatusCode | None:
     return None
 
 
-def _abort_on_errors(method: F) -> F:
-    """Turns the library's errors into statuses; anything else is INTERNAL and logged."""
-
-    @functools.wraps(method)
-    def wrapper(self: ArenaServicer, request: Any, context: grpc.ServicerContext) -> Any:
-        try:
-            return method(self, request, context)
-        except (ArenaError, InvalidRuleSetError, ValueError) as exc:
-            code = _status_of(exc)
-            assert code is not None
-            context.abort(code, str(exc))
-        except Exception:
-            log.exception("%s failed", method.__name__)
-            context.abort(grpc.StatusCode.INTERNAL, f"{method.__name__} failed; see the server log")
-
-    return wrapper  # type: ignore[return-value]
+MAX_DETAIL_CHARS = 500
+"""A status message is cut here: an error never echoes kilobytes of a caller's input."""
 
 
-def _abort_on_errors_stream(method: F) -> F:
-    @functools.wraps(method)
-    def wrapper(self: ArenaServicer, request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-        try:
-            yield from method(self, request, context)
-        except (ArenaError, InvalidRuleSetError, ValueError) as exc:
-            code = _status_of(exc)
-            assert code is not None
-            context.abort(code, str(exc))
-        except Exception:
-            if not context.is_active():
-                return
-            log.exception("%s failed", method.__name__)
-            context.abort(grpc.StatusCode.INTERNAL, f"{method.__name__} failed; see the server log")
+def short(message: str, limit: int = MAX_DETAIL_CHARS) -> str:
+    return message if len(message) <= limit else message[: limit - 1] + "…"
 
-    return wrapper  # type: ignore[return-value]
+
+async def abort_for(context: aio.ServicerContext, exc: BaseException, method: str) -> NoReturn:
+    """The status for an exception the library raised; anything else is INTERNAL and logged."""
+    code = _status_of(exc)
+    if code is None:
+        log.error("%s failed", method, exc_info=exc)
+        await context.abort(grpc.StatusCode.INTERNAL, f"{method} failed; see the server log")
+    await context.abort(code, short(str(exc)))
+    raise AssertionError("unreachable")  # context.abort raises
+
+
+def run_blocking_on(pool: Executor) -> Callable[..., Any]:
+    """``await run_blocking(fn, *args)``: ``fn`` on a worker, with the caller's context."""
+
+    async def run_blocking(fn: Callable[..., Any], *args: Any) -> Any:
+        call = functools.partial(contextvars.copy_context().run, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(pool, call)
+
+    return run_blocking
 
 
 class ArenaServicer(pb_grpc.ArenaServiceServicer):
     def __init__(
-        self, store: Store, submissions: BotSubmissions, tournaments: TournamentManager
+        self,
+        store: Store,
+        submissions: BotSubmissions,
+        tournaments: TournamentManager,
+        run_blocking: Callable[..., Any],
+        *,
+        max_submissions_at_once: int = 4,
     ) -> None:
         self._store = store
         self._submissions = submissions
         self._tournaments = tournaments
+        self._run_blocking = run_blocking
+        self._uploads = asyncio.Semaphore(max_submissions_at_once)
+
+    async def _call(
+        self, context: aio.ServicerContext, method: str, fn: Callable[..., Any], *args: Any
+    ) -> Any:
+        try:
+            return await self._run_blocking(fn, *args)
+        except Exception as exc:
+            if isinstance(exc, aio.AbortError):
+                raise
+            await abort_for(context, exc, method)
 
     # -- bots --------------------------------------------------------------------------------
 
-    @_abort_on_errors
-    def SubmitBot(
-        self, request: pb.SubmitBotRequest, context: grpc.ServicerContext
+    async def SubmitBot(
+        self, request: pb.SubmitBotRequest, context: aio.ServicerContext
     ) -> pb.SubmitBotResponse:
+        async with self._uploads:
+            return await self._call(context, "SubmitBot", self._submit, request, current_caller())
+
+    def _submit(self, request: pb.SubmitBotRequest, caller: Caller) -> pb.SubmitBotResponse:
         if not request.archive:
             raise ArchiveError("the archive is empty: send the bot directory as a tar.gz")
-        caller = current_caller()
+        if request.name:
+            check_bot_name(request.name, reserved=sample_bot_dirs(), admin=caller.admin)
         submitted = self._submissions.submit(
-            request.archive, name=request.name or None, owner_token_id=caller.token_id
+            request.archive,
+            name=request.name or None,
+            owner_token_id=caller.token_id,
+            admin=caller.admin,
         )
         bot = self._find_bot(submitted.version.name)
         return pb.SubmitBotResponse(
@@ -115,17 +143,23 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
             created=submitted.created,
         )
 
-    @_abort_on_errors
-    def ListBots(
-        self, request: pb.ListBotsRequest, context: grpc.ServicerContext
+    async def ListBots(
+        self, request: pb.ListBotsRequest, context: aio.ServicerContext
     ) -> pb.ListBotsResponse:
+        return await self._call(context, "ListBots", self._list_bots)
+
+    def _list_bots(self) -> pb.ListBotsResponse:
         return pb.ListBotsResponse(
             bots=[bot_to_pb(b, b.owner, with_versions=False) for b in self._store.list_bots()]
         )
 
-    @_abort_on_errors
-    def GetBot(self, request: pb.GetBotRequest, context: grpc.ServicerContext) -> pb.GetBotResponse:
-        bot = self._find_bot(request.name)
+    async def GetBot(
+        self, request: pb.GetBotRequest, context: aio.ServicerContext
+    ) -> pb.GetBotResponse:
+        return await self._call(context, "GetBot", self._get_bot, request.name)
+
+    def _get_bot(self, name: str) -> pb.GetBotResponse:
+        bot = self._find_bot(name)
         return pb.GetBotResponse(bot=bot_to_pb(bot, bot.owner, with_versions=True))
 
     def _find_bot(self, name: str) -> Any:
@@ -133,50 +167,75 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         for bot in bots:
             if bot.name == name:
                 return bot
-        known = ", ".join(b.name for b in bots) or "none registered yet"
-        raise NotFoundError(f"unknown bot {name!r}; known bots: {known}")
+        raise NotFoundError(f"unknown bot {short(name, 80)!r}; `arena bot list` shows the bots")
 
     # -- tournaments -------------------------------------------------------------------------
 
-    @_abort_on_errors
-    def StartTournament(
-        self, request: pb.StartTournamentRequest, context: grpc.ServicerContext
+    async def StartTournament(
+        self, request: pb.StartTournamentRequest, context: aio.ServicerContext
     ) -> pb.StartTournamentResponse:
-        tournament_id = self._tournaments.start(request)
-        return pb.StartTournamentResponse(tournament=self._tournament(tournament_id))
+        return await self._call(
+            context, "StartTournament", self._start_tournament, request, current_caller()
+        )
 
-    @_abort_on_errors
-    def GetTournament(
-        self, request: pb.GetTournamentRequest, context: grpc.ServicerContext
+    def _start_tournament(
+        self, request: pb.StartTournamentRequest, caller: Caller
+    ) -> pb.StartTournamentResponse:
+        tournament_id = self._tournaments.start(request, caller=caller)
+        return pb.StartTournamentResponse(tournament=self._tournaments.describe(tournament_id))
+
+    async def GetTournament(
+        self, request: pb.GetTournamentRequest, context: aio.ServicerContext
     ) -> pb.GetTournamentResponse:
-        return pb.GetTournamentResponse(tournament=self._tournament(request.id))
+        return await self._call(context, "GetTournament", self._get_tournament, request.id)
 
-    def _tournament(self, tournament_id: int) -> pb.Tournament:
-        return self._tournaments.describe(tournament_id)
+    def _get_tournament(self, tournament_id: int) -> pb.GetTournamentResponse:
+        return pb.GetTournamentResponse(tournament=self._tournaments.describe(tournament_id))
 
-    @_abort_on_errors_stream
-    def WatchTournament(
-        self, request: pb.WatchTournamentRequest, context: grpc.ServicerContext
-    ) -> Iterator[pb.WatchTournamentResponse]:
-        yield from self._tournaments.watch(request.id, context)
+    async def CancelTournament(
+        self, request: pb.CancelTournamentRequest, context: aio.ServicerContext
+    ) -> pb.CancelTournamentResponse:
+        return await self._call(
+            context, "CancelTournament", self._cancel_tournament, request.id, current_caller()
+        )
+
+    def _cancel_tournament(self, tournament_id: int, caller: Caller) -> pb.CancelTournamentResponse:
+        return pb.CancelTournamentResponse(
+            tournament=self._tournaments.cancel(tournament_id, caller)
+        )
+
+    async def WatchTournament(
+        self, request: pb.WatchTournamentRequest, context: aio.ServicerContext
+    ) -> AsyncIterator[pb.WatchTournamentResponse]:
+        try:
+            view = MatchView(self._store, current_caller())
+            async for event in self._tournaments.watch(
+                request.id, context, self._run_blocking, view
+            ):
+                yield event
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if isinstance(exc, aio.AbortError) or context.done():
+                raise
+            await abort_for(context, exc, "WatchTournament")
 
     # -- matches and ratings -----------------------------------------------------------------
 
-    @_abort_on_errors
-    def ListMatches(
-        self, request: pb.ListMatchesRequest, context: grpc.ServicerContext
+    async def ListMatches(
+        self, request: pb.ListMatchesRequest, context: aio.ServicerContext
+    ) -> pb.ListMatchesResponse:
+        return await self._call(
+            context, "ListMatches", self._list_matches, request, current_caller()
+        )
+
+    def _list_matches(
+        self, request: pb.ListMatchesRequest, caller: Caller
     ) -> pb.ListMatchesResponse:
         size = request.page_size or DEFAULT_PAGE_SIZE
         if not 0 < size <= MAX_PAGE_SIZE:
             raise ValueError(f"page_size must be 1 to {MAX_PAGE_SIZE}, got {request.page_size}")
-        try:
-            offset = int(request.page_token or "0")
-        except ValueError:
-            raise ValueError(
-                f"bad page_token {request.page_token!r}: pass next_page_token"
-            ) from None
-        if offset < 0:
-            raise ValueError(f"bad page_token {request.page_token!r}: pass next_page_token")
+        offset = parse_page_token(request.page_token)
         matches = self._store.list_matches(
             tournament_id=request.tournament_id or None,
             bot=request.bot or None,
@@ -184,22 +243,44 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
             newest_first=True,
         )
         page = matches[offset : offset + size]
+        view = MatchView(self._store, caller)
         more = len(matches) > offset + size
         return pb.ListMatchesResponse(
-            matches=[match_to_pb(m) for m in page],
+            matches=[view.match(m) for m in page],
             next_page_token=str(offset + size) if more else "",
         )
 
-    @_abort_on_errors
-    def GetMatch(
-        self, request: pb.GetMatchRequest, context: grpc.ServicerContext
+    async def GetMatch(
+        self, request: pb.GetMatchRequest, context: aio.ServicerContext
     ) -> pb.GetMatchResponse:
-        return stored_match_to_pb(self._store.get_match(request.id))
+        return await self._call(context, "GetMatch", self._get_match, request.id, current_caller())
 
-    @_abort_on_errors
-    def GetLeaderboard(
-        self, request: pb.GetLeaderboardRequest, context: grpc.ServicerContext
+    def _get_match(self, match_id: str, caller: Caller) -> pb.GetMatchResponse:
+        return MatchView(self._store, caller).record(self._store.get_match(match_id))
+
+    async def GetLeaderboard(
+        self, request: pb.GetLeaderboardRequest, context: aio.ServicerContext
     ) -> pb.GetLeaderboardResponse:
+        return await self._call(context, "GetLeaderboard", self._leaderboard)
+
+    def _leaderboard(self) -> pb.GetLeaderboardResponse:
         return pb.GetLeaderboardResponse(
             entries=[leaderboard_row_to_pb(r) for r in self._store.leaderboard()]
         )
+
+
+MAX_PAGE_OFFSET = 10_000_000
+"""Beyond any real page: a larger offset is a token this server never handed out."""
+
+
+def parse_page_token(token: str) -> int:
+    """The offset a ``next_page_token`` stands for; any other token is INVALID_ARGUMENT."""
+    bad = ValueError(f"bad page_token {short(token, 40)!r}: pass the next_page_token you got")
+    if not token:
+        return 0
+    if len(token) > 12 or not token.isdigit():
+        raise bad
+    offset = int(token)
+    if offset > MAX_PAGE_OFFSET:
+        raise bad
+    return offset

@@ -14,11 +14,12 @@ renamed into place, atomically, so that a bad archive leaves nothing behind and 
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 import threading
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -26,11 +27,14 @@ from sqlalchemy.engine import make_url
 from arena.errors import ArenaError
 from arena.runtime.manifest import bot_content_hash, load_manifest
 from arena.service.archive import ArchiveError, ArchiveLimits, unpack_archive
+from arena.service.policy import QuotaError, Quotas
 from arena.store import BotVersionInfo, NotFoundError, NotOwnerError, Store
 from arena.store.errors import not_owner_message
 
 DATA_DIR_ENV = "ARENA_DATA_DIR"
 INCOMING_PREFIX = ".incoming-"
+MAX_MANIFEST_BYTES = 64 * 1024
+"""bot.toml is refused above this before it is parsed (a huge one costs seconds of CPU)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,14 +66,18 @@ def default_data_dir(db_url: str | None) -> Path:
 class BotSubmissions:
     """Checks uploads and stores them; one per server (thread-safe)."""
 
-    def __init__(self, store: Store, data_dir: Path, limits: ArchiveLimits) -> None:
+    def __init__(
+        self, store: Store, data_dir: Path, limits: ArchiveLimits, quotas: Quotas | None = None
+    ) -> None:
         self._store = store
         self.limits = limits
         self.bots_dir = Path(data_dir) / "bots"
         self.bots_dir.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self.quotas = quotas or Quotas()
         for stale in self.bots_dir.glob(INCOMING_PREFIX + "*"):
-            shutil.rmtree(stale, ignore_errors=True)
+            # What a crashed or killed server left: however deep, it never stops a start.
+            remove_tree(stale)
 
     def submit(
         self,
@@ -78,17 +86,30 @@ class BotSubmissions:
         name: str | None = None,
         owner_token_id: int | None = None,
         owner_only: bool = True,
+        admin: bool = False,
+        quotas: bool | None = None,
     ) -> Submitted:
         """Check and store ``archive`` as a version of bot ``name`` (default: the manifest's).
 
         With ``owner_only``, a bot first submitted by another token (or registered locally, with
-        no token) raises NotOwnerError, before anything is written.
+        no token) raises NotOwnerError, before anything is written. Through the service (a
+        token), the quotas apply (QuotaError): submissions per hour, bytes stored per token and
+        in total; an admin token is held to the total only.
         """
+        counted = owner_token_id is not None if quotas is None else quotas
+        if counted and not admin:
+            self._check_rate(owner_token_id)
         incoming = self.bots_dir / f"{INCOMING_PREFIX}{uuid.uuid4().hex}"
         incoming.mkdir()
         try:
             unpacked = incoming / "bot"
-            unpack_archive(archive, unpacked, self.limits)
+            contents = unpack_archive(archive, unpacked, self.limits)
+            manifest_file = unpacked / "bot.toml"
+            if manifest_file.is_file() and manifest_file.stat().st_size > MAX_MANIFEST_BYTES:
+                raise ArchiveError(
+                    f"the archive's bot.toml is {manifest_file.stat().st_size} bytes; at most "
+                    f"{MAX_MANIFEST_BYTES} are read"
+                )
             try:
                 manifest = load_manifest(unpacked)
             except ArenaError as exc:
@@ -105,6 +126,9 @@ class BotSubmissions:
             content_hash = bot_content_hash(unpacked)
             final = self.bots_dir / content_hash
             with self._lock:
+                new_bytes = 0 if final.exists() else contents.unpacked_bytes
+                if counted and new_bytes:
+                    self._check_room(owner_token_id, new_bytes, admin=admin)
                 if not final.exists():
                     os.rename(unpacked, final)
             try:
@@ -119,6 +143,57 @@ class BotSubmissions:
                 owner_token_id=owner_token_id,
                 owner_only=owner_only,
             )
+            if counted:
+                self._store.record_submission(owner_token_id, content_hash, new_bytes)
             return Submitted(version, content_hash not in known, final)
         finally:
-            shutil.rmtree(incoming, ignore_errors=True)
+            remove_tree(incoming)
+
+    def _check_rate(self, token_id: int | None) -> None:
+        hour_ago = datetime.now(UTC) - timedelta(hours=1)
+        made = self._store.submissions_since(token_id, hour_ago)
+        if made >= self.quotas.submissions_per_hour:
+            raise QuotaError(
+                f"your token made {made} submissions in the last hour, its quota: submit again "
+                "later (test locally with `arena bot submit DIR` without --server)"
+            )
+
+    def _check_room(self, token_id: int | None, new_bytes: int, *, admin: bool) -> None:
+        total = self._store.stored_bytes(everyone=True)
+        if total + new_bytes > self.quotas.stored_bytes_total:
+            raise QuotaError(
+                f"the arena's storage for bots is full ({total} bytes stored); ask its admin"
+            )
+        mine = self._store.stored_bytes(token_id)
+        if not admin and mine + new_bytes > self.quotas.stored_bytes_per_token:
+            raise QuotaError(
+                f"your bots take {mine} bytes on the server and this one {new_bytes}; the quota "
+                f"per token is {self.quotas.stored_bytes_per_token}: make the bot smaller "
+                "(leave out build outputs and data it does not need)"
+            )
+
+
+def remove_tree(path: Path) -> None:
+    """Remove ``path`` and everything under it, without recursion (any depth), ignoring errors."""
+    stack = [str(path)]
+    dirs: list[str] = []
+    while stack:
+        current = stack.pop()
+        try:
+            entries = list(os.scandir(current))
+        except NotADirectoryError:
+            with contextlib.suppress(OSError):
+                os.unlink(current)
+            continue
+        except OSError:
+            continue
+        dirs.append(current)
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+    for directory in reversed(dirs):
+        with contextlib.suppress(OSError):
+            os.rmdir(directory)

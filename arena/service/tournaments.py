@@ -13,13 +13,16 @@ tournament can be resumed).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-import grpc
+from grpc import aio
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena.errors import ArenaError
@@ -27,6 +30,7 @@ from arena.protocol import ruleset_from_pb
 from arena.referee.policy import FaultPolicy
 from arena.referee.record import Termination
 from arena.rules.ruleset import RuleSet
+from arena.service.auth import Caller
 from arena.service.convert import (
     deals_from_pb,
     match_to_pb,
@@ -34,7 +38,18 @@ from arena.service.convert import (
     standings_to_pb,
     tournament_to_pb,
 )
-from arena.store import Store
+from arena.service.deals import secret_tournament_seed
+from arena.service.policy import (
+    PolicyError,
+    QuotaError,
+    Quotas,
+    TournamentLimits,
+    check_bot_name,
+    check_may_start,
+    check_tournament_bounds,
+)
+from arena.service.visibility import MatchView
+from arena.store import MatchSummary, Store, TournamentInfo, TournamentStatus
 from arena.tournament import (
     DEFAULT_CONCURRENCY,
     DEFAULT_GAMES,
@@ -45,12 +60,13 @@ from arena.tournament import (
     run_tournament,
     tournament_standings,
 )
+from arena.tournament.entrants import sample_bot_dirs
 from arena.tournament.runner import ExecutorFactory
 
 log = logging.getLogger(__name__)
 
-WATCH_POLL_S = 1.0
-"""A watcher re-reads the store at least this often, even without a progress event."""
+WATCH_POLL_S = 5.0
+"""A watcher looks again at least this often, even without a progress event."""
 
 
 class ShuttingDownError(ArenaError):
@@ -60,6 +76,9 @@ class ShuttingDownError(ArenaError):
 @dataclass
 class _Running:
     tournament_id: int
+    owner_token_id: int | None = None
+    """The token that started it: it (or an admin) may cancel it."""
+    cancelled: bool = False
     thread: threading.Thread | None = None
     stop_starting: threading.Event = field(default_factory=threading.Event)
     """Set on shutdown: start no further match."""
@@ -67,6 +86,41 @@ class _Running:
     """Set when the grace period is over: matches in play end as ABORTED."""
     changed: threading.Condition = field(default_factory=threading.Condition)
     failures: list[str] = field(default_factory=list)
+    waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = field(default_factory=set)
+    """The watchers' wake-ups, set from the runner's thread."""
+    version: int = 0
+    """Bumped on every change; the cached snapshot is of ``_cached_version``."""
+    _cache_lock: threading.Lock = field(default_factory=threading.Lock)
+    _cached_version: int = -1
+    _cached: tuple[TournamentInfo, list[MatchSummary]] | None = None
+
+    def notify(self) -> None:
+        with self.changed:
+            self.version += 1
+            self.changed.notify_all()
+        for loop, wake in list(self.waiters):
+            with contextlib.suppress(RuntimeError):  # the loop has closed
+                loop.call_soon_threadsafe(wake.set)
+
+    def snapshot(self, store: Store) -> tuple[TournamentInfo, list[MatchSummary]]:
+        """The tournament and its matches, read once per change for every watcher."""
+        with self._cache_lock:
+            version = self.version
+            if self._cached is None or self._cached_version != version:
+                self._cached = _read_matches(store, self.tournament_id)
+                self._cached_version = version
+            return self._cached
+
+
+def _present(view: MatchView | None, matches: list[MatchSummary]) -> list[pb.Match]:
+    if view is None:
+        return [match_to_pb(m) for m in matches]
+    view.forget_seals()  # the tournament moved on: seals are read afresh
+    return [view.match(m) for m in matches]
+
+
+def _read_matches(store: Store, tournament_id: int) -> tuple[TournamentInfo, list[MatchSummary]]:
+    return store.get_tournament(tournament_id), store.list_matches(tournament_id=tournament_id)
 
 
 class _WatchReporter:
@@ -76,8 +130,7 @@ class _WatchReporter:
         self._running = running
 
     def _notify(self) -> None:
-        with self._running.changed:
-            self._running.changed.notify_all()
+        self._running.notify()
 
     def start(self, tournament_id: int, bots: Sequence[str], done: int, total: int) -> None:
         self._notify()
@@ -102,10 +155,17 @@ class TournamentManager:
         store: Store,
         *,
         max_concurrency: int = 8,
+        watch_max_s: float = 3600.0,
+        limits: TournamentLimits | None = None,
+        quotas: Quotas | None = None,
         sandbox: str | None = None,
         executor: ExecutorFactory | None = None,
     ) -> None:
         self._store = store
+        self.watch_max_s = watch_max_s
+        self.limits = limits or TournamentLimits()
+        self.quotas = quotas or Quotas()
+        self._starting = threading.Lock()
         self._sandbox = sandbox
         self._executor = executor
         self._max_concurrency = max_concurrency
@@ -115,15 +175,36 @@ class TournamentManager:
 
     # -- starting ------------------------------------------------------------------------------
 
-    def start(self, request: pb.StartTournamentRequest) -> int:
-        """Create the tournament (its whole schedule stored) and start playing it."""
+    def start(self, request: pb.StartTournamentRequest, caller: Caller | None = None) -> int:
+        """Check the request against the bounds, the policy and the quotas (arena.service.policy),
+        create the tournament with a secret seed (its whole schedule stored), start playing."""
+        caller = caller or Caller()
         with self._lock:
             if self._closing:
                 raise ShuttingDownError("the server is shutting down; start the tournament later")
+        if len(request.bots) > self.limits.max_bots:
+            raise ArenaError(
+                f"{len(request.bots)} bots; a tournament here takes at most {self.limits.max_bots}"
+            )
+        names = []
         for spec in request.bots:
             # Only bots the arena knows by name: never a path on the server's file system.
-            if not spec or "/" in spec or spec.startswith((".", "~")):
-                raise ArenaError(f"bad bot {spec!r}: name a submitted bot (name or name@version)")
+            name, _, version = spec.partition("@")
+            try:
+                if len(version) > 64 or not version.isprintable():
+                    raise ArenaError("a bot version is at most 64 printable characters")
+                check_bot_name(name)
+            except ArenaError:
+                shown = spec if len(spec) <= 40 else spec[:40] + "…"
+                raise ArenaError(
+                    f"bad bot {shown!r}: name a submitted bot (name or name@version)"
+                ) from None
+            names.append(name)
+        if request.HasField("seed") and not caller.admin:
+            raise PolicyError(
+                "the server chooses the deal seed of a rated tournament (a seed known in "
+                "advance gives away every hand): leave seed unset"
+            )
         concurrency = request.concurrency or DEFAULT_CONCURRENCY
         if concurrency > self._max_concurrency:
             raise ArenaError(
@@ -135,12 +216,30 @@ class TournamentManager:
             < 0
         ):
             raise ArenaError("games, move_timeout_ms, time_bank_ms and max_faults must be >= 0")
+        games = request.games or DEFAULT_GAMES
+        check_tournament_bounds(
+            self.limits,
+            num_bots=len(request.bots),
+            games=games,
+            move_timeout_ms=request.move_timeout_ms,
+            time_bank_ms=request.time_bank_ms,
+            max_faults=request.max_faults,
+        )
+        owners = {b.name: b.owner_token_id for b in self._store.list_bots() if b.name in names}
+        samples = sample_bot_dirs()
+        for name in names:
+            if name in samples:
+                owners.setdefault(name, None)
+        check_may_start(
+            admin=caller.admin, token_id=caller.token_id, owners=owners, sample_names=samples
+        )
         rules = ruleset_from_pb(request.rules) if request.HasField("rules") else RuleSet()
         settings = TournamentSettings(
             bots=list(request.bots),
-            games=request.games or DEFAULT_GAMES,
+            games=games,
             concurrency=concurrency,
-            seed=request.seed if request.HasField("seed") else None,
+            # An admin may replay a known schedule (research); everyone else gets a secret one.
+            seed=request.seed if request.HasField("seed") else secret_tournament_seed(),
             move_timeout_ms=request.move_timeout_ms or None,
             time_bank_ms=request.time_bank_ms,
             policy=FaultPolicy(
@@ -151,16 +250,33 @@ class TournamentManager:
             deals=DealMode(deals_from_pb(request.deals) or "duplicate"),
             names_only=True,
         )
-        tournament_id = create_tournament(self._store, settings)
-        running = _Running(tournament_id)
-        thread = threading.Thread(
-            target=self._run, args=(running,), name=f"tournament-{tournament_id}", daemon=True
-        )
-        running.thread = thread
-        with self._lock:
-            self._running[tournament_id] = running
+        with self._starting:  # one start at a time: the running counts below stay true
+            self._check_running_quota(caller)
+            tournament_id = create_tournament(self._store, settings)
+            running = _Running(tournament_id, owner_token_id=caller.token_id)
+            thread = threading.Thread(
+                target=self._run, args=(running,), name=f"tournament-{tournament_id}", daemon=True
+            )
+            running.thread = thread
+            with self._lock:
+                self._running[tournament_id] = running
         thread.start()
         return tournament_id
+
+    def _check_running_quota(self, caller: Caller) -> None:
+        with self._lock:
+            runs = list(self._running.values())
+        mine = sum(1 for r in runs if r.owner_token_id == caller.token_id)
+        if len(runs) >= self.quotas.running_total:
+            raise QuotaError(
+                f"{len(runs)} tournaments are running, as many as this server runs at once; "
+                "start yours when one has ended"
+            )
+        if not caller.admin and mine >= self.quotas.running_per_token:
+            raise QuotaError(
+                f"your token has {mine} tournaments running, its limit: wait for one to end, "
+                "or cancel one (`arena tournament cancel ID --server …`)"
+            )
 
     def _run(self, running: _Running) -> None:
         try:
@@ -177,10 +293,14 @@ class TournamentManager:
         except Exception:
             log.exception("tournament %s failed", running.tournament_id)
         finally:
+            if running.cancelled:
+                with contextlib.suppress(Exception):
+                    self._store.set_tournament_status(
+                        running.tournament_id, TournamentStatus.CANCELLED
+                    )
             with self._lock:
                 self._running.pop(running.tournament_id, None)
-            with running.changed:
-                running.changed.notify_all()
+            running.notify()
 
     def is_running(self, tournament_id: int) -> bool:
         with self._lock:
@@ -196,43 +316,102 @@ class TournamentManager:
 
     # -- watching ------------------------------------------------------------------------------
 
-    def watch(
-        self, tournament_id: int, context: grpc.ServicerContext
-    ) -> Iterator[pb.WatchTournamentResponse]:
-        """The tournament's recorded matches, then each new one, then its final state."""
-        self._store.get_tournament(tournament_id)  # NotFoundError for an unknown id
+    async def watch(
+        self,
+        tournament_id: int,
+        context: aio.ServicerContext,
+        run_blocking: Callable[..., Awaitable[Any]],
+        view: MatchView | None = None,
+    ) -> AsyncIterator[pb.WatchTournamentResponse]:
+        """The tournament's recorded matches, then each new one, then its final state.
+
+        A coroutine on the event loop, waiting on the runner's progress events: an idle watch
+        holds no thread. The store is read on a worker, once per change however many watch
+        (``_Running.snapshot``). After ``watch_max_s`` the stream ends with the tournament's
+        state, RUNNING: a client still interested watches again."""
+        loop = asyncio.get_running_loop()
+        await run_blocking(self._store.get_tournament, tournament_id)  # NotFoundError
+        ends_at = loop.time() + self.watch_max_s
         sent: set[str] = set()
         done = 0
         first = True
-        while True:
-            with self._lock:
-                running = self._running.get(tournament_id)
-            # Read after checking: once the runner is gone, this read holds every result.
-            info = self._store.get_tournament(tournament_id)
-            matches = self._store.list_matches(tournament_id=tournament_id)
-            for m in matches:
-                if m.match_id in sent:
-                    continue
-                sent.add(m.match_id)
-                if m.termination is not Termination.ABORTED:
-                    done += 1
-                snapshot = tournament_to_pb(info, running_here=running is not None)
-                snapshot.matches_done = min(done, info.games_done)
-                first = False
-                yield pb.WatchTournamentResponse(tournament=snapshot, match=match_to_pb(m))
-            if running is None:
-                yield pb.WatchTournamentResponse(tournament=self.describe(tournament_id))
-            elif first:
-                first = False
-                yield pb.WatchTournamentResponse(
-                    tournament=tournament_to_pb(info, running_here=True)
-                )
-            if running is None or not context.is_active():
-                return
-            with running.changed:
-                running.changed.wait(WATCH_POLL_S)
+        seen_version = -1
+        wake = asyncio.Event()
+        waiter = (loop, wake)
+        with self._lock:
+            running = self._running.get(tournament_id)
+            if running is not None:
+                running.waiters.add(waiter)
+        try:
+            while True:
+                with self._lock:
+                    running = self._running.get(tournament_id)
+                wake.clear()
+                # Read after checking: once the runner is gone, this read holds every result.
+                if running is not None and running.version == seen_version:
+                    matches = []  # nothing changed since the last read
+                elif running is not None:
+                    seen_version = running.version
+                    info, matches = await run_blocking(running.snapshot, self._store)
+                else:
+                    info, matches = await run_blocking(_read_matches, self._store, tournament_id)
+                new = [m for m in matches if m.match_id not in sent]
+                shown = await run_blocking(_present, view, new) if new else []
+                for m, msg in zip(new, shown, strict=True):
+                    sent.add(m.match_id)
+                    if m.termination is not Termination.ABORTED:
+                        done += 1
+                    snapshot = tournament_to_pb(info, running_here=running is not None)
+                    snapshot.matches_done = min(done, info.games_done)
+                    first = False
+                    yield pb.WatchTournamentResponse(tournament=snapshot, match=msg)
+                if running is None:
+                    final = await run_blocking(self.describe, tournament_id)
+                    yield pb.WatchTournamentResponse(tournament=final)
+                    return
+                if first or loop.time() >= ends_at:
+                    first = False
+                    yield pb.WatchTournamentResponse(
+                        tournament=tournament_to_pb(info, running_here=True)
+                    )
+                if loop.time() >= ends_at or context.done():
+                    return
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), WATCH_POLL_S)
+        finally:
+            if running is not None:
+                with self._lock:
+                    running.waiters.discard(waiter)
 
     # -- stopping ------------------------------------------------------------------------------
+
+    def cancel(self, tournament_id: int, caller: Caller, *, wait_s: float = 60.0) -> pb.Tournament:
+        """Stop a running tournament at once: matches in play are aborted (recorded ABORTED,
+        unrated), their bots stopped, nothing more is started; it ends CANCELLED."""
+        self._store.get_tournament(tournament_id)  # NotFoundError for an unknown id
+        with self._lock:
+            running = self._running.get(tournament_id)
+        if running is None:
+            raise ArenaError(
+                f"tournament {tournament_id} is not running on this server; only a running "
+                "tournament can be cancelled"
+            )
+        if not caller.admin and (
+            caller.token_id is None or caller.token_id != running.owner_token_id
+        ):
+            raise PolicyError(
+                f"tournament {tournament_id} was started by another token: only that token or "
+                "an admin token may cancel it"
+            )
+        running.cancelled = True
+        running.stop_starting.set()
+        running.abort.set()
+        running.notify()
+        if running.thread is not None:
+            running.thread.join(wait_s)
+        self._store.set_tournament_status(tournament_id, TournamentStatus.CANCELLED)
+        running.notify()
+        return self.describe(tournament_id)
 
     def shutdown(self, grace_s: float) -> None:
         """Stop starting matches, give those in play ``grace_s`` to end, then abort them."""
@@ -241,8 +420,7 @@ class TournamentManager:
             runs = list(self._running.values())
         for r in runs:
             r.stop_starting.set()
-            with r.changed:
-                r.changed.notify_all()
+            r.notify()
         deadline = time.monotonic() + grace_s
         for r in runs:
             if r.thread is not None:

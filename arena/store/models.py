@@ -77,6 +77,21 @@ class ApiToken(Base):
     name: Mapped[str] = mapped_column(String(100), unique=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    role: Mapped[str] = mapped_column(String(20), default="member", server_default="member")
+    """``member`` (submits its bots, runs tournaments of them) or ``admin`` (docs/service.md)."""
+
+
+class Submission(Base):
+    """One accepted upload through the service: what the per-token quotas count."""
+
+    __tablename__ = "submissions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_id: Mapped[int | None] = mapped_column(ForeignKey("api_tokens.id"), index=True)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    stored_bytes: Mapped[int] = mapped_column(BigInteger)
+    """The unpacked size; 0 when the content was stored already (it is stored once)."""
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 
 
 class Bot(Base):

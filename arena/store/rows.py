@@ -217,3 +217,4 @@ class TokenInfo:
     id: int
     name: str
     created_at: datetime
+    role: str = "member"

@@ -1,7 +1,8 @@
 """The store: the library API over the database, ``Store``, composed of one part per thing it
 keeps: bots and versions (``bots``), matches (``matches``), tournaments (``tournaments``),
-ratings (``ratings_store``), API tokens (``tokens``) and the ladder's state
-(``ladder_state``), over a shared core (``core``: the
+ratings (``ratings_store``), API tokens (``tokens``), the ladder's state
+(``ladder_state``) and the service's submissions that its quotas count (``quotas``), over a
+shared core (``core``: the
 engine, sessions, errors and dialect). ``Store.open`` checks the schema and connects them."""
 
 from __future__ import annotations
@@ -14,13 +15,20 @@ from arena.store.database import display_url
 from arena.store.errors import SchemaError
 from arena.store.ladder_state import LadderStateMixin
 from arena.store.matches import MatchesMixin
+from arena.store.quotas import QuotasMixin
 from arena.store.ratings_store import RatingsMixin
 from arena.store.tokens import TokensMixin
 from arena.store.tournaments import TournamentsMixin
 
 
 class Store(
-    MatchesMixin, BotsMixin, TournamentsMixin, RatingsMixin, TokensMixin, LadderStateMixin
+    MatchesMixin,
+    BotsMixin,
+    TournamentsMixin,
+    RatingsMixin,
+    TokensMixin,
+    LadderStateMixin,
+    QuotasMixin,
 ):
     """The arena's database. Open with ``Store.open(url)``; thread-safe; close when done."""
 

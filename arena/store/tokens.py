@@ -14,19 +14,24 @@ from arena.store.models import ApiToken
 from arena.store.rows import TokenInfo
 
 TOKEN_PREFIX = "arena_"
+ROLES = ("member", "admin")
+"""A member submits bots and runs tournaments of its own bots; an admin may also run any
+tournament and cancel any (docs/service.md, "Who may do what")."""
 
 
 class TokensMixin(StoreCore):
     """API tokens: created, verified, listed, revoked."""
 
-    def create_token(self, name: str) -> str:
+    def create_token(self, name: str, *, role: str = "member") -> str:
         """A new API token named ``name``. The token is returned once; only its hash is kept."""
         if not name or len(name) > 100:
             raise StoreError("token name must be 1-100 characters")
+        if role not in ROLES:
+            raise StoreError(f"token role must be one of {', '.join(ROLES)}, not {role!r}")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         try:
             with self._write() as s:
-                s.add(ApiToken(name=name, token_hash=_token_hash(token)))
+                s.add(ApiToken(name=name, token_hash=_token_hash(token), role=role))
         except IntegrityError:
             raise StoreError(f"a token named {name!r} exists already") from None
         return token
@@ -35,12 +40,12 @@ class TokensMixin(StoreCore):
         """The token's owner, or None for a token that is unknown or revoked."""
         with self._read() as s:
             row = s.scalar(select(ApiToken).where(ApiToken.token_hash == _token_hash(token)))
-            return None if row is None else TokenInfo(row.id, row.name, row.created_at)
+            return None if row is None else TokenInfo(row.id, row.name, row.created_at, row.role)
 
     def list_tokens(self) -> list[TokenInfo]:
         with self._read() as s:
             rows = s.scalars(select(ApiToken).order_by(ApiToken.id)).all()
-            return [TokenInfo(r.id, r.name, r.created_at) for r in rows]
+            return [TokenInfo(r.id, r.name, r.created_at, r.role) for r in rows]
 
     def revoke_token(self, name: str) -> None:
         with self._write() as s:

@@ -65,6 +65,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.WatchTournamentRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.WatchTournamentResponse.FromString,
                 _registered_method=True)
+        self.CancelTournament = channel.unary_unary(
+                '/arena.v1.ArenaService/CancelTournament',
+                request_serializer=arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.FromString,
+                _registered_method=True)
         self.ListMatches = channel.unary_unary(
                 '/arena.v1.ArenaService/ListMatches',
                 request_serializer=arena_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
@@ -133,6 +138,15 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelTournament(self, request, context):
+        """CancelTournament stops a running tournament at once (its owner's token or an admin's): the
+        matches in play end as aborted and unrated, what was played stays recorded, its bots are
+        freed. The tournament ends CANCELLED.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListMatches(self, request, context):
         """ListMatches lists recorded matches, newest first, optionally of one tournament or one bot.
         """
@@ -186,6 +200,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.WatchTournament,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.WatchTournamentRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.WatchTournamentResponse.SerializeToString,
+            ),
+            'CancelTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTournament,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.SerializeToString,
             ),
             'ListMatches': grpc.unary_unary_rpc_method_handler(
                     servicer.ListMatches,
@@ -366,6 +385,33 @@ class ArenaService:
             '/arena.v1.ArenaService/WatchTournament',
             arena_dot_v1_dot_arena__pb2.WatchTournamentRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.WatchTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/CancelTournament',
+            arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.FromString,
             options,
             channel_credentials,
             insecure,
