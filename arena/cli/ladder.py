@@ -10,7 +10,14 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DbOption, SandboxOption, check_sandbox
+from arena.cli.options import (
+    CaFileOption,
+    DbOption,
+    SandboxOption,
+    ServerOption,
+    TokenOption,
+    check_sandbox,
+)
 from arena.cli.rules_option import RulesOption, parse_rules
 from arena.ladder.runner import Ladder, LadderSettings, describe_status
 from arena.store import Store
@@ -87,10 +94,18 @@ def run(
 def status(
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
 ) -> None:
     """What the ladder is playing and why, who takes part, who is paused."""
-    with Store.open(db) as store:
-        state = store.ladder_status()
+    if server:
+        from arena.cli import remote
+
+        state = remote.ladder_status(server, token, ca_file)
+    else:
+        with Store.open(db) as store:
+            state = store.ladder_status()
     if as_json:
         typer.echo(json.dumps(state, indent=2))
     else:

@@ -79,6 +79,14 @@ def ratings(server: str, token: str | None, as_json: bool, ca_file: Path | None 
     print_leaderboard(board, as_json)
 
 
+def ladder_status(server: str, token: str | None, ca_file: Path | None = None) -> dict[str, Any]:
+    """``arena ladder status --server``: the server's ladder, as the local status reads."""
+    from arena.service.convert import ladder_status_from_pb
+
+    with connect(server, token, ca_file) as client:
+        return ladder_status_from_pb(client.ladder_status())
+
+
 def fetch_match(
     server: str, token: str | None, match_id: str, ca_file: Path | None = None
 ) -> MatchResult:

@@ -280,7 +280,7 @@ class Ladder:
             bots=[],
             games=1,
             concurrency=2,
-            seed=secrets.randbelow(2**48),
+            seed=None,  # drawn by the tournament from the OS's cryptographic source
             move_timeout_ms=self.settings.move_timeout_ms,
             policy=self.settings.policy,
             rules=self.settings.rules,

@@ -182,6 +182,9 @@ class ArenaClient:
     def leaderboard(self) -> list[pb.LeaderboardEntry]:
         return list(self._call(self.stub.GetLeaderboard, pb.GetLeaderboardRequest()).entries)
 
+    def ladder_status(self) -> pb.GetLadderStatusResponse:
+        return self._call(self.stub.GetLadderStatus, pb.GetLadderStatusRequest())
+
     # -------------------------------------------------------------------------------- plumbing
 
     def _metadata(self) -> list[tuple[str, str]]:

@@ -315,3 +315,54 @@ def leaderboard_row_from_pb(entry: pb.LeaderboardEntry) -> LeaderboardRow:
         draws=entry.draws,
         faults=entry.faults,
     )
+
+
+def ladder_status_to_pb(status: dict[str, Any]) -> pb.GetLadderStatusResponse:
+    """The ladder's published status (``arena.ladder``) as the service shows it to anyone: a
+    pause's reason without the bot's own output (``visibility.public_detail``)."""
+    from arena.service.visibility import public_detail
+
+    return pb.GetLadderStatusResponse(
+        updated_at=str(status.get("updated_at", "")),
+        pairs_scheduled=int(status.get("pairs_scheduled", 0)),
+        matches_last_24h=int(status.get("matches_last_24h", 0)),
+        daily_budget=int(status.get("daily_budget") or 0),
+        playing=[
+            pb.LadderPair(tournament_id=int(p["tournament_id"]), bots=list(p["bots"]),
+                          why=str(p.get("why", "")))
+            for p in status.get("playing", [])
+        ],
+        entrants=[
+            pb.LadderEntrant(bot=e["bot"], version_id=int(e["version_id"]), mu=float(e["mu"]),
+                             sigma=float(e["sigma"]), pairs=int(e["pairs"]))
+            for e in status.get("entrants", [])
+        ],
+        paused=[
+            pb.LadderPause(bot=p["bot"], version_id=int(p["version_id"]),
+                           reason=public_detail(str(p.get("reason", ""))), at=str(p.get("at", "")))
+            for p in status.get("paused", [])
+        ],
+    )
+
+
+def ladder_status_from_pb(msg: pb.GetLadderStatusResponse) -> dict[str, Any]:
+    """The same dict ``arena ladder status`` prints locally, from the service's answer."""
+    return {
+        "updated_at": msg.updated_at,
+        "pairs_scheduled": msg.pairs_scheduled,
+        "matches_last_24h": msg.matches_last_24h,
+        "daily_budget": msg.daily_budget or None,
+        "playing": [
+            {"tournament_id": p.tournament_id, "bots": list(p.bots), "why": p.why}
+            for p in msg.playing
+        ],
+        "entrants": [
+            {"bot": e.bot, "version_id": e.version_id, "mu": e.mu, "sigma": e.sigma,
+             "pairs": e.pairs}
+            for e in msg.entrants
+        ],
+        "paused": [
+            {"bot": p.bot, "version_id": p.version_id, "reason": p.reason, "at": p.at}
+            for p in msg.paused
+        ],
+    }

@@ -28,6 +28,7 @@ from arena.service.auth import Caller, current_caller
 from arena.service.convert import (
     bot_to_pb,
     bot_version_to_pb,
+    ladder_status_to_pb,
     leaderboard_row_to_pb,
 )
 from arena.service.policy import PolicyError, QuotaError, check_bot_name
@@ -267,6 +268,17 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         return pb.GetLeaderboardResponse(
             entries=[leaderboard_row_to_pb(r) for r in self._store.leaderboard()]
         )
+
+    async def GetLadderStatus(
+        self, request: pb.GetLadderStatusRequest, context: aio.ServicerContext
+    ) -> pb.GetLadderStatusResponse:
+        return await self._call(context, "GetLadderStatus", self._ladder_status)
+
+    def _ladder_status(self) -> pb.GetLadderStatusResponse:
+        status = self._store.ladder_status()
+        if status is None:
+            raise NotFoundError("no ladder has run on this server (arena serve --ladder)")
+        return ladder_status_to_pb(status)
 
 
 MAX_PAGE_OFFSET = 10_000_000

@@ -18,7 +18,7 @@ id, so a bot that seeds itself from the match id plays it as it would have.
 
 from __future__ import annotations
 
-import random
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -176,7 +176,10 @@ def create_tournament_of(
     clock = ClockConfig(
         DEFAULT_MOVE_TIMEOUT_MS if move_ms is None else move_ms, settings.time_bank_ms
     )
-    seed = settings.seed if settings.seed is not None else random.SystemRandom().randrange(2**31)
+    # Drawn from the OS's cryptographic source, 63 bits: a bot is told a seed derived from it
+    # (ARENA_BOT_SEED), and a small seed could be found from that by trying them all, which
+    # would give away every deal of the tournament.
+    seed = settings.seed if settings.seed is not None else secrets.randbits(63)
     config = TournamentConfig(
         entrants=entrants,
         games=settings.games,

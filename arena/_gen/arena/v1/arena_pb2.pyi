@@ -450,3 +450,61 @@ class GetLeaderboardResponse(_message.Message):
     ENTRIES_FIELD_NUMBER: _ClassVar[int]
     entries: _containers.RepeatedCompositeFieldContainer[LeaderboardEntry]
     def __init__(self, entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ...) -> None: ...
+
+class GetLadderStatusRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class LadderPair(_message.Message):
+    __slots__ = ("tournament_id", "bots", "why")
+    TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    WHY_FIELD_NUMBER: _ClassVar[int]
+    tournament_id: int
+    bots: _containers.RepeatedScalarFieldContainer[str]
+    why: str
+    def __init__(self, tournament_id: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., why: _Optional[str] = ...) -> None: ...
+
+class LadderEntrant(_message.Message):
+    __slots__ = ("bot", "version_id", "mu", "sigma", "pairs")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_ID_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    PAIRS_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    version_id: int
+    mu: float
+    sigma: float
+    pairs: int
+    def __init__(self, bot: _Optional[str] = ..., version_id: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., pairs: _Optional[int] = ...) -> None: ...
+
+class LadderPause(_message.Message):
+    __slots__ = ("bot", "version_id", "reason", "at")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    version_id: int
+    reason: str
+    at: str
+    def __init__(self, bot: _Optional[str] = ..., version_id: _Optional[int] = ..., reason: _Optional[str] = ..., at: _Optional[str] = ...) -> None: ...
+
+class GetLadderStatusResponse(_message.Message):
+    __slots__ = ("updated_at", "pairs_scheduled", "matches_last_24h", "daily_budget", "playing", "entrants", "paused")
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    PAIRS_SCHEDULED_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_LAST_24H_FIELD_NUMBER: _ClassVar[int]
+    DAILY_BUDGET_FIELD_NUMBER: _ClassVar[int]
+    PLAYING_FIELD_NUMBER: _ClassVar[int]
+    ENTRANTS_FIELD_NUMBER: _ClassVar[int]
+    PAUSED_FIELD_NUMBER: _ClassVar[int]
+    updated_at: str
+    pairs_scheduled: int
+    matches_last_24h: int
+    daily_budget: int
+    playing: _containers.RepeatedCompositeFieldContainer[LadderPair]
+    entrants: _containers.RepeatedCompositeFieldContainer[LadderEntrant]
+    paused: _containers.RepeatedCompositeFieldContainer[LadderPause]
+    def __init__(self, updated_at: _Optional[str] = ..., pairs_scheduled: _Optional[int] = ..., matches_last_24h: _Optional[int] = ..., daily_budget: _Optional[int] = ..., playing: _Optional[_Iterable[_Union[LadderPair, _Mapping]]] = ..., entrants: _Optional[_Iterable[_Union[LadderEntrant, _Mapping]]] = ..., paused: _Optional[_Iterable[_Union[LadderPause, _Mapping]]] = ...) -> None: ...

@@ -85,6 +85,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardResponse.FromString,
                 _registered_method=True)
+        self.GetLadderStatus = channel.unary_unary(
+                '/arena.v1.ArenaService/GetLadderStatus',
+                request_serializer=arena_dot_v1_dot_arena__pb2.GetLadderStatusRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.GetLadderStatusResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -168,6 +173,14 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLadderStatus(self, request, context):
+        """GetLadderStatus says what the server's ladder is playing and why, who takes part and who
+        is paused (docs/ladder.md); NOT_FOUND when no ladder ever ran on the server's database.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -220,6 +233,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'GetLadderStatus': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLadderStatus,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.GetLadderStatusRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.GetLadderStatusResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -493,6 +511,33 @@ class ArenaService:
             '/arena.v1.ArenaService/GetLeaderboard',
             arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLadderStatus(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetLadderStatus',
+            arena_dot_v1_dot_arena__pb2.GetLadderStatusRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.GetLadderStatusResponse.FromString,
             options,
             channel_credentials,
             insecure,
