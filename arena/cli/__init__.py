@@ -10,11 +10,10 @@ import sys
 
 import typer
 
-from arena.cli import bench
+from arena.cli import bench, match_group
 from arena.cli import bot as bot_cli
 from arena.cli import db as db_cli
 from arena.cli import demo as demo_cli
-from arena.cli import match as match_cli
 from arena.cli import ratings as ratings_cli
 from arena.cli import replay as replay_cli
 from arena.cli import serve as serve_cli
@@ -29,7 +28,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(bench.app, name="bench")
-app.command("match")(match_cli.match)
+app.add_typer(match_group.app, name="match")
 app.command("replay")(replay_cli.replay)
 app.add_typer(db_cli.app, name="db")
 app.command("ratings")(ratings_cli.ratings)

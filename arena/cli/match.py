@@ -16,13 +16,14 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cli.options import DbOption
+from arena.cli.options import DbOption, LogDirOption
 from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.errors import ArenaError
 from arena.referee import (
     ClockConfig,
     FaultPolicy,
     MatchResult,
+    Termination,
     play_match,
     result_to_dict,
     unplayed_result,
@@ -81,12 +82,16 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
     return BotSpec(ref, Path(version.source), version)
 
 
-def _start(spec: BotSpec, stack: ExitStack, startup_timeout: float | None) -> Any:
+def _start(
+    spec: BotSpec, stack: ExitStack, startup_timeout: float | None, log_dir: Path | None = None
+) -> Any:
     from arena.runtime import load_manifest, start_bot
 
     assert spec.directory is not None
     manifest = load_manifest(spec.directory)
-    kwargs = {} if startup_timeout is None else {"startup_timeout": startup_timeout}
+    kwargs: dict[str, Any] = {} if startup_timeout is None else {"startup_timeout": startup_timeout}
+    if log_dir is not None:
+        kwargs["log_dir"] = log_dir
     return stack.enter_context(start_bot(manifest, **kwargs))
 
 
@@ -100,10 +105,17 @@ def play(
     db: str | None,
     record: bool,
     startup_timeout: float | None = None,
+    log_dir: Path | None = None,
 ) -> tuple[MatchResult, Any]:
-    """Resolve, start, play, stop, record; the result and the store's record (or None)."""
+    """Resolve, start, play, stop, record; the result and the store's record (or None).
+
+    Each seat's log is kept in ``log_dir/seat<N>/``, else (when recording) in the data dir's
+    ``logs/match-<id>/seat<N>/``, where ``arena match logs`` finds it."""
+    from arena.referee.play import new_match_id
+    from arena.tournament import botlogs
     from arena.tournament.workers import SeatBot
 
+    mid = new_match_id()
     with ExitStack() as stack:
         store = None
         data_dir = None
@@ -115,13 +127,18 @@ def play(
             data_dir = default_data_dir(db)
         specs = (_resolve(refs[0], store, data_dir), _resolve(refs[1], store, data_dir))
         names = (specs[0].label, specs[1].label)
+        folder = log_dir
+        if folder is None and data_dir is not None:
+            folder = botlogs.match_log_dir(botlogs.logs_root(data_dir), mid)
         running: list[Any] = []
         failures: list[str] = []
         with ExitStack() as bots:
             for seat, spec in enumerate(specs):
                 try:
                     # Under the name the record shows (``name@version``).
-                    running.append(SeatBot(names[seat], _start(spec, bots, startup_timeout)))
+                    seat_dir = None if folder is None else botlogs.seat_log_dir(folder, seat)
+                    bot = _start(spec, bots, startup_timeout, seat_dir)
+                    running.append(SeatBot(names[seat], bot))
                 except ArenaError as exc:
                     running.append(None)
                     failures.append(f"seat {seat} ({names[seat]}): did not start: {exc}")
@@ -131,12 +148,18 @@ def play(
                 )
                 result = unplayed_result(
                     names, seed=seed, forfeit_seat=forfeit, detail="; ".join(failures),
-                    rules=rules,
+                    rules=rules, match_id=mid,
                 )
             else:
-                result = play_match(
-                    (running[0], running[1]), seed=seed, rules=rules, clock=clock, policy=policy
-                )
+                seats = (running[0], running[1])
+                botlogs.mark_start(seats, mid)
+                result = None
+                try:
+                    result = play_match(
+                        seats, seed=seed, rules=rules, clock=clock, policy=policy, match_id=mid
+                    )
+                finally:
+                    botlogs.mark_end(seats, mid, result)
         recorded = None
         if store is not None:
             recorded = store.record_match(
@@ -202,10 +225,13 @@ def match(
         bool,
         typer.Option("--record/--no-record", help="Record the match in the database."),
     ] = True,
+    log_dir: LogDirOption = None,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Play one match between BOT_A (seat 0) and BOT_B (seat 1) and print the result."""
+    """Play one match between BOT_A (seat 0) and BOT_B (seat 1) and print the result.
+
+    Exits 1 when a bot could not start (the forfeit is recorded all the same)."""
     if policy not in ("forfeit", "substitute"):
         raise typer.BadParameter("use 'forfeit' or 'substitute'", param_hint="--policy")
     rule_set = rules_from_options(
@@ -220,7 +246,9 @@ def match(
         db=db,
         record=record,
         startup_timeout=startup_timeout,
+        log_dir=log_dir,
     )
+    not_started = result.termination is Termination.FORFEIT_NO_START
     if as_json:
         data = result_to_dict(result)
         data["recorded"] = (
@@ -229,10 +257,15 @@ def match(
             else {"sequence": recorded.sequence, "rated": recorded.rated}
         )
         typer.echo(json.dumps(data))
+        if not_started:
+            raise typer.Exit(1)
         return
     typer.echo(summary_text(result))
     if recorded is not None:
         rated = "rated" if recorded.rated else "not rated"
         typer.echo(
-            f"Recorded as match {result.match_id} ({rated}): arena replay {result.match_id}"
+            f"Recorded as match {result.match_id} ({rated}): arena replay {result.match_id}; "
+            f"bot logs: arena match logs {result.match_id} --seat 0|1"
         )
+    if not_started:
+        raise typer.Exit(1)

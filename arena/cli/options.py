@@ -45,3 +45,12 @@ CaFileOption = Annotated[
         show_default=False,
     ),
 ]
+LogDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--log-dir",
+        help="Keep the bots' logs in DIR (default: the logs folder of the database's data "
+        "dir, where `arena match logs` finds them).",
+        show_default=False,
+    ),
+]

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+from arena.cli.options import CaFileOption, DbOption, LogDirOption, ServerOption, TokenOption
 from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.cli.tournament_format import report
 from arena.errors import ArenaError
@@ -84,6 +84,7 @@ def run(
         ),
     ] = "duplicate",
     as_json: JsonOption = False,
+    log_dir: LogDirOption = None,
     db: DbOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
@@ -127,7 +128,7 @@ def run(
     )
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
-        play(store, tid, None, as_json)
+        play(store, tid, None, as_json, log_dir=_log_dir(db, tid, log_dir))
 
 
 @app.command()
@@ -135,13 +136,27 @@ def resume(
     tournament_id: Annotated[int, typer.Argument(help="The tournament to finish.")],
     concurrency: ConcurrencyOption = None,
     as_json: JsonOption = False,
+    log_dir: LogDirOption = None,
     db: DbOption = None,
 ) -> None:
     """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games."""
     from arena.store import Store
 
     with Store.open(db) as store:
-        play(store, tournament_id, concurrency, as_json)
+        folder = _log_dir(db, tournament_id, log_dir)
+        play(store, tournament_id, concurrency, as_json, log_dir=folder)
+
+
+def _log_dir(db: str | None, tournament_id: int, given: Any) -> Any:
+    """``--log-dir``, else the tournament's folder in the data dir's logs."""
+    from pathlib import Path
+
+    if given is not None:
+        return Path(given)
+    from arena.service.submission import default_data_dir
+    from arena.tournament.botlogs import logs_root, tournament_log_dir
+
+    return tournament_log_dir(logs_root(default_data_dir(db)), tournament_id)
 
 
 @app.command()
@@ -203,7 +218,9 @@ def list_(
     Console(highlight=False).print(table)
 
 
-def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool) -> None:
+def play(
+    store: Any, tournament_id: int, concurrency: int | None, as_json: bool, log_dir: Any = None
+) -> None:
     """Run the tournament's pending games with progress on a terminal, then print the report."""
     from arena.tournament import TerminalReporter, run_tournament, tournament_standings
     from arena.tournament.progress import LineReporter
@@ -219,7 +236,9 @@ def play(store: Any, tournament_id: int, concurrency: int | None, as_json: bool)
             file=sys.stderr,
         )
     try:
-        run_tournament(store, tournament_id, concurrency=concurrency, reporter=reporter)
+        run_tournament(
+            store, tournament_id, concurrency=concurrency, reporter=reporter, log_dir=log_dir
+        )
     except KeyboardInterrupt:
         info = store.get_tournament(tournament_id)
         print(

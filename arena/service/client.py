@@ -160,6 +160,12 @@ class ArenaClient:
     def get_match(self, match_id: str) -> pb.GetMatchResponse:
         return self._call(self.stub.GetMatch, pb.GetMatchRequest(id=match_id))
 
+    def match_log(self, match_id: str, seat: int) -> pb.GetMatchLogResponse:
+        """One seat's bot log of a match (its owner's token only)."""
+        return self._call(
+            self.stub.GetMatchLog, pb.GetMatchLogRequest(match_id=match_id, seat=seat)
+        )
+
     def leaderboard(self) -> list[pb.LeaderboardEntry]:
         return list(self._call(self.stub.GetLeaderboard, pb.GetLeaderboardRequest()).entries)
 

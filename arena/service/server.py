@@ -30,6 +30,7 @@ from arena.service.servicer import ArenaServicer
 from arena.service.submission import BotSubmissions, default_data_dir
 from arena.service.tournaments import TournamentManager
 from arena.store import Store
+from arena.tournament.botlogs import logs_root
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ class ArenaServer:
         try:
             data_dir = config.data_dir or default_data_dir(config.db)
             self.submissions = BotSubmissions(self.store, data_dir, config.limits)
-            self.tournaments = TournamentManager(self.store)
+            self.tournaments = TournamentManager(self.store, logs_dir=logs_root(data_dir))
             self._server = grpc.server(
                 futures.ThreadPoolExecutor(
                     max_workers=config.max_workers, thread_name_prefix="arena-rpc"

@@ -197,6 +197,30 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         return stored_match_to_pb(self._store.get_match(request.id))
 
     @_abort_on_errors
+    def GetMatchLog(
+        self, request: pb.GetMatchLogRequest, context: grpc.ServicerContext
+    ) -> pb.GetMatchLogResponse:
+        from arena.tournament.botlogs import read_match_log
+
+        if request.seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, got {request.seat}")
+        summary = self._store.get_match(request.match_id).summary
+        name = summary.players[request.seat].split("@", 1)[0]
+        owner = next((b for b in self._store.list_bots() if b.name == name), None)
+        caller = current_caller()
+        if owner is None or caller.anonymous or owner.owner_token_id != caller.token_id:
+            raise NotOwnerError(
+                f"only the owner of {name} (the token that submitted it) may read its log"
+            )
+        logs = self._tournaments.logs_dir
+        text = (
+            None
+            if logs is None
+            else read_match_log(self._store, request.match_id, request.seat, data_dir=logs.parent)
+        )
+        return pb.GetMatchLogResponse(kept=text is not None, text=text or "")
+
+    @_abort_on_errors
     def GetLeaderboard(
         self, request: pb.GetLeaderboardRequest, context: grpc.ServicerContext
     ) -> pb.GetLeaderboardResponse:

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 
@@ -45,6 +46,7 @@ from arena.tournament import (
     run_tournament,
     tournament_standings,
 )
+from arena.tournament.botlogs import tournament_log_dir
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +98,12 @@ class _WatchReporter:
 
 
 class TournamentManager:
-    def __init__(self, store: Store, *, max_concurrency: int = 8) -> None:
+    def __init__(
+        self, store: Store, *, max_concurrency: int = 8, logs_dir: Path | None = None
+    ) -> None:
         self._store = store
+        self.logs_dir = logs_dir
+        """Where the bots' logs are kept (``arena.tournament.botlogs``); None keeps none."""
         self._max_concurrency = max_concurrency
         self._lock = threading.Lock()
         self._running: dict[int, _Running] = {}
@@ -161,6 +167,11 @@ class TournamentManager:
                 stop=running.stop_starting,
                 abort=running.abort,
                 record_aborted=True,
+                log_dir=(
+                    None
+                    if self.logs_dir is None
+                    else tournament_log_dir(self.logs_dir, running.tournament_id)
+                ),
             )
         except Exception:
             log.exception("tournament %s failed", running.tournament_id)

@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
@@ -44,6 +45,7 @@ from arena.store import (
     TournamentInfo,
     TournamentStatus,
 )
+from arena.tournament.botlogs import mark_end, mark_start
 from arena.tournament.entrants import Entrant, check_unchanged, resolve_entrants
 from arena.tournament.progress import QuietReporter, Reporter
 from arena.tournament.schedule import DealMode, build_schedule, deal_seed, validate
@@ -192,6 +194,7 @@ def run_tournament(
     abort: threading.Event | None = None,
     start_bot: Callable[..., Any] | None = None,
     record_aborted: bool = False,
+    log_dir: Path | None = None,
 ) -> Standings:
     """Play every pending game of the tournament, K at a time; return its standings.
 
@@ -199,7 +202,8 @@ def run_tournament(
     matches in play. Either way the games not played stay pending, for a later resume.
     Ctrl-C in the main thread does both. ``record_aborted`` keeps the matches cut short by
     ``abort`` as ABORTED records (unrated; the game stays pending), as a shutting-down server
-    does.
+    does. ``log_dir`` keeps each bot's log there, one folder per bot
+    (``arena.tournament.botlogs``); without it the logs go away with the bots.
     """
     reporter = reporter or QuietReporter()
     info, config = load_config(store, tournament_id)
@@ -210,7 +214,10 @@ def run_tournament(
     with store.tournament_player_lock(tournament_id):
         pending = store.pending_games(tournament_id)
         if pending:
-            _play(store, info, config, pending, k, reporter, stop, abort, start_bot, record_aborted)
+            _play(
+                store, info, config, pending, k, reporter, stop, abort, start_bot,
+                record_aborted, log_dir,
+            )
     return tournament_standings(store, tournament_id)[2]
 
 
@@ -225,6 +232,7 @@ def _play(
     abort: threading.Event | None,
     start_bot: Callable[..., Any] | None,
     record_aborted: bool = False,
+    log_dir: Path | None = None,
 ) -> None:
     stop = stop or threading.Event()
     abort = abort or threading.Event()
@@ -234,7 +242,9 @@ def _play(
         check_unchanged(config.entrants[i])
     attempts = _aborted_attempts(store, info.id)
 
-    pool = BotPool(config.entrants, bot_seed=config.bot_seed, start_bot=start_bot)
+    pool = BotPool(
+        config.entrants, bot_seed=config.bot_seed, start_bot=start_bot, log_dir=log_dir
+    )
 
     def play(game: TournamentGameInfo) -> MatchResult | None:
         if stop.is_set() or abort.is_set():
@@ -298,15 +308,22 @@ def _play_game(
             names, seed=seed, forfeit_seat=failed[0] if len(failed) == 1 else None,
             detail=detail, rules=config.rules, match_id=mid,
         )
-    return play_match(
-        (conns[0], conns[1]),
-        seed=seed,
-        rules=config.rules,
-        clock=config.clock,
-        policy=config.policy,
-        match_id=mid,
-        stop=abort,
-    )
+    bots = (conns[0], conns[1])
+    mark_start(bots, mid)
+    result = None
+    try:
+        result = play_match(
+            bots,
+            seed=seed,
+            rules=config.rules,
+            clock=config.clock,
+            policy=config.policy,
+            match_id=mid,
+            stop=abort,
+        )
+    finally:
+        mark_end(bots, mid, result)
+    return result
 
 
 def _record(

@@ -80,6 +80,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardResponse.FromString,
                 _registered_method=True)
+        self.GetMatchLog = channel.unary_unary(
+                '/arena.v1.ArenaService/GetMatchLog',
+                request_serializer=arena_dot_v1_dot_arena__pb2.GetMatchLogRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.GetMatchLogResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServiceServicer:
@@ -154,6 +159,15 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetMatchLog(self, request, context):
+        """GetMatchLog returns what one seat's bot wrote (stdout and stderr) during a match. Only the
+        owner of that seat's bot (the token that submitted it) may read it: PERMISSION_DENIED
+        otherwise.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -201,6 +215,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'GetMatchLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMatchLog,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.GetMatchLogRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.GetMatchLogResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -447,6 +466,33 @@ class ArenaService:
             '/arena.v1.ArenaService/GetLeaderboard',
             arena_dot_v1_dot_arena__pb2.GetLeaderboardRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMatchLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetMatchLog',
+            arena_dot_v1_dot_arena__pb2.GetMatchLogRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.GetMatchLogResponse.FromString,
             options,
             channel_credentials,
             insecure,
