@@ -171,6 +171,7 @@ def show(
 
     with Store.open(db) as store:
         info, config, standings = tournament_standings(store, tournament_id)
+        info = store.live_status(info)
     report(info, config, standings, as_json)
 
 
@@ -184,7 +185,7 @@ def list_(
     from arena.tournament import TournamentConfig
 
     with Store.open(db) as store:
-        infos = store.list_tournaments()
+        infos = [store.live_status(i) for i in store.list_tournaments()]
     rows = []
     for info in infos:
         try:

@@ -187,7 +187,10 @@ class TournamentManager:
 
     def describe(self, tournament_id: int) -> pb.Tournament:
         """The tournament as stored, with its standings."""
-        running = self.is_running(tournament_id)
+        # Played here, or by another process holding its lock (a local `arena tournament resume`).
+        running = self.is_running(tournament_id) or self._store.tournament_player_active(
+            tournament_id
+        )
         info, _, standings = tournament_standings(self._store, tournament_id)
         msg = tournament_to_pb(info, running_here=running)
         msg.standings.CopyFrom(standings_to_pb(standings))
@@ -206,6 +209,8 @@ class TournamentManager:
         while True:
             with self._lock:
                 running = self._running.get(tournament_id)
+            # Another process playing it (a local resume): followed by polling the store.
+            live = running is not None or self._store.tournament_player_active(tournament_id)
             # Read after checking: once the runner is gone, this read holds every result.
             info = self._store.get_tournament(tournament_id)
             matches = self._store.list_matches(tournament_id=tournament_id)
@@ -215,19 +220,22 @@ class TournamentManager:
                 sent.add(m.match_id)
                 if m.termination is not Termination.ABORTED:
                     done += 1
-                snapshot = tournament_to_pb(info, running_here=running is not None)
+                snapshot = tournament_to_pb(info, running_here=live)
                 snapshot.matches_done = min(done, info.games_done)
                 first = False
                 yield pb.WatchTournamentResponse(tournament=snapshot, match=match_to_pb(m))
-            if running is None:
+            if not live:
                 yield pb.WatchTournamentResponse(tournament=self.describe(tournament_id))
             elif first:
                 first = False
                 yield pb.WatchTournamentResponse(
                     tournament=tournament_to_pb(info, running_here=True)
                 )
-            if running is None or not context.is_active():
+            if not live or not context.is_active():
                 return
+            if running is None:
+                time.sleep(WATCH_POLL_S)
+                continue
             with running.changed:
                 running.changed.wait(WATCH_POLL_S)
 

@@ -1,0 +1,82 @@
+"""A tournament's shown state and its one-player lock: ``interrupted`` when no process plays a
+``running`` tournament, ``running`` while another process holds its lock; the lock keyed on
+the database file itself, so a symlinked path finds it. Real processes, a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.store import ScheduleEntry, Store, StoreError, TournamentStatus
+
+runner = CliRunner()
+
+HOLD = """
+import sys, time
+from arena.store import Store
+with Store.open(sys.argv[1]) as store, store.tournament_player_lock(int(sys.argv[2])):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
+def _tournament(store: Store) -> int:
+    a = store.register_bot_version("a", "1", "h" * 64, "/nowhere/a")
+    b = store.register_bot_version("b", "1", "g" * 64, "/nowhere/b")
+    return store.create_tournament(
+        {"format": 1}, [ScheduleEntry(ordinal=0, seed=1, seat_versions=(a.id, b.id))]
+    )
+
+
+def test_a_symlinked_database_path_finds_the_same_lock(tmp_path: Path) -> None:
+    real = tmp_path / "arena.db"
+    link = tmp_path / "elsewhere" / "link.db"
+    link.parent.mkdir()
+    with Store.open(f"sqlite:///{real}") as store:
+        tid = _tournament(store)
+    link.symlink_to(real)
+    with Store.open(f"sqlite:///{real}") as one, Store.open(f"sqlite:///{link}") as two:
+        with one.tournament_player_lock(tid):
+            with pytest.raises(StoreError, match="being played by another process"):
+                with two.tournament_player_lock(tid):
+                    pass
+            assert two.tournament_player_active(tid)
+        assert not two.tournament_player_active(tid)
+        with two.tournament_player_lock(tid):  # free again once released
+            pass
+
+
+def test_running_with_no_player_is_shown_interrupted(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    url = f"sqlite:///{db}"
+    with Store.open(url) as store:
+        tid = _tournament(store)
+        assert store.get_tournament(tid).status is TournamentStatus.RUNNING  # as stored
+        assert store.live_status(store.get_tournament(tid)).status is TournamentStatus.INTERRUPTED
+
+    def listed() -> str:
+        out = runner.invoke(app, ["tournament", "list", "--json", "--db", url])
+        assert out.exit_code == 0, out.output
+        return str(json.loads(out.output)[0]["status"])
+
+    assert listed() == "interrupted"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, url, str(tid)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert listed() == "running"
+        with Store.open(url) as store:
+            assert store.live_status(store.get_tournament(tid)).status is TournamentStatus.RUNNING
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert listed() == "interrupted"  # the holder is gone: nobody plays it
