@@ -43,9 +43,9 @@ def test_a_symlinked_database_path_finds_the_same_lock(tmp_path: Path) -> None:
     link.symlink_to(real)
     with Store.open(f"sqlite:///{real}") as one, Store.open(f"sqlite:///{link}") as two:
         with one.tournament_player_lock(tid):
-            with pytest.raises(StoreError, match="being played by another process"):
-                with two.tournament_player_lock(tid):
-                    pass
+            busy = pytest.raises(StoreError, match="being played by another process")
+            with busy, two.tournament_player_lock(tid):
+                pass
             assert two.tournament_player_active(tid)
         assert not two.tournament_player_active(tid)
         with two.tournament_player_lock(tid):  # free again once released

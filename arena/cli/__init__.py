@@ -39,12 +39,27 @@ app.add_typer(tournament_cli.app, name="tournament")
 app.command("demo")(demo_cli.demo)
 
 
+# Click's UsageError as typer ships it (typer names BadParameter, a kind of it).
+_UsageError: type[Exception] = typer.BadParameter.__mro__[1]
+
+
 def main() -> None:
     from arena.errors import ArenaError
     from arena.rules.errors import InvalidRuleSetError, RulesError
 
     try:
-        app()
+        code = app(prog_name="arena", standalone_mode=False)
+    except _UsageError as exc:
+        # One line, with click's suggestion ("Did you mean 'match'?"), never a box.
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else "arena"
+        message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+        print(f"arena: error: {message} (see `{where} --help`)", file=sys.stderr)
+        sys.exit(2)
     except (ArenaError, RulesError, InvalidRuleSetError) as exc:
         print(f"arena: error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except typer.Abort:
+        print("arena: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

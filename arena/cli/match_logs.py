@@ -36,7 +36,7 @@ def logs(
 ) -> None:
     """Print seat N's log of a recorded match."""
     if seat not in (0, 1):
-        raise ArenaError(f"--seat must be 0 or 1, got {seat}")
+        raise typer.BadParameter(f"must be 0 or 1, got {seat}", param_hint="--seat")
     if server:
         from arena.cli import remote_logs
 
