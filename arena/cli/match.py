@@ -73,6 +73,8 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
         return BotSpec(ref, directory, submitted.version)
     if Path(ref).exists():
         raise ArenaError(f"{ref}: not a bot directory (it has no bot.toml)")
+    if "/" in ref or ref.startswith((".", "~")):
+        raise ArenaError(f"{ref}: no such directory")
     if store is None:
         raise ArenaError(
             f"{ref!r} is not a bot directory, and a registered name needs the database "

@@ -53,6 +53,7 @@ class ArenaClient:
                 f"no arena server address: pass --server HOST:PORT or set {SERVER_ENV}"
             )
         self.address = address
+        self._tls = bool(tls or ca_file)
         self._token = token or None
         self._timeout = timeout
         options = [
@@ -184,6 +185,14 @@ class ArenaClient:
         code: grpc.StatusCode = exc.code()  # type: ignore[attr-defined]
         details: str = exc.details() or ""  # type: ignore[attr-defined]
         if code == grpc.StatusCode.UNAVAILABLE:
+            lowered = details.lower()
+            if self._tls and ("handshake" in lowered or "wrong_version_number" in lowered):
+                return RemoteError(
+                    f"cannot reach the arena at {self.address} over TLS: the server does not "
+                    "speak TLS (use HOST:PORT without https://, or start the server with "
+                    "--tls-cert and --tls-key)",
+                    code,
+                )
             return RemoteError(f"cannot reach the arena at {self.address}: {details}", code)
         return RemoteError(f"arena at {self.address}: {code.name}: {details}", code)
 
