@@ -17,6 +17,7 @@ id, so a bot that seeds itself from the match id plays it as it would have.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 from collections.abc import Callable
@@ -176,12 +177,20 @@ def load_config(store: Store, tournament_id: int) -> tuple[TournamentInfo, Tourn
 
 
 def match_id(tournament_id: int, ordinal: int, attempt: int = 0) -> str:
-    """``t12-g34``: the same for a game however often the arena is restarted.
+    """``t12-g34``: the same for a game however often the arena is restarted, and the id its
+    bots see on every attempt (a bot seeded from the match id plays it as it would have).
 
-    A further attempt gets ``-rN`` only when an earlier attempt of the game was recorded as
-    aborted (by a server that shut down), since match ids are unique in the store."""
+    An attempt cut short by a server shutting down is recorded as aborted under
+    ``aborted_match_id`` (``t12-g34-a1``…), so the game's own id stays free for its result. (A
+    database written before that kept an aborted attempt under the game's id; its next attempts
+    are ``-rN``, as they were then.)"""
     base = f"t{tournament_id}-g{ordinal}"
     return base if attempt == 0 else f"{base}-r{attempt}"
+
+
+def aborted_match_id(mid: str, attempt: int) -> str:
+    """The id an aborted attempt is recorded under: ``t12-g34-a1`` for the first."""
+    return f"{mid}-a{attempt}"
 
 
 def run_tournament(
@@ -241,6 +250,7 @@ def _play(
     for i in needed:
         check_unchanged(config.entrants[i])
     attempts = _aborted_attempts(store, info.id)
+    taken = {m.match_id for m in store.list_matches(tournament_id=info.id)}
 
     pool = BotPool(
         config.entrants, bot_seed=config.bot_seed, start_bot=start_bot, log_dir=log_dir
@@ -250,7 +260,9 @@ def _play(
         if stop.is_set() or abort.is_set():
             return None
         seats = (index_of[game.seat_versions[0]], index_of[game.seat_versions[1]])
-        mid = match_id(info.id, game.ordinal, attempts.get(game.id, 0))
+        mid = match_id(info.id, game.ordinal)
+        if mid in taken:  # an aborted attempt recorded under the game's id (an older arena)
+            mid = match_id(info.id, game.ordinal, attempts.get(game.id, 0))
         return _play_game(pool, config, seats, game.seed, mid, abort)
 
     ex = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="match")
@@ -337,6 +349,10 @@ def _record(
 ) -> None:
     if result.termination is Termination.ABORTED and abort.is_set() and not record_aborted:
         return  # cut short by the arena: not a result; the game stays pending
+    if result.termination is Termination.ABORTED:
+        # Kept under an id of its own: the game's id is for its result, on any attempt.
+        n = 1 + _aborted_attempts(store, game.tournament_id).get(game.id, 0)
+        result = dataclasses.replace(result, match_id=aborted_match_id(result.match_id, n))
     try:
         recorded = store.record_match(
             result,
