@@ -80,3 +80,18 @@ def test_running_with_no_player_is_shown_interrupted(tmp_path: Path) -> None:
         holder.stdin.close()
         holder.wait(timeout=30)
     assert listed() == "interrupted"  # the holder is gone: nobody plays it
+
+
+def test_a_second_demo_says_the_global_ratings_hold_both(tmp_path: Path) -> None:
+    from arena.cli.demo import ratings_note
+
+    with Store.open(f"sqlite:///{tmp_path / 'arena.db'}") as store:
+        first = _tournament(store)
+        assert "every later match adds to" in ratings_note(store, first)
+        a, b = (v.id for v in (store.get_bot_version("a"), store.get_bot_version("b")))
+        second = store.create_tournament(
+            {"format": 1}, [ScheduleEntry(ordinal=0, seed=2, seat_versions=(b, a))]
+        )
+        note = ratings_note(store, second)
+    assert f"tournament {second}'s alone" in note
+    assert f"now hold all 2 tournaments of this database ({first}, {second})" in note
