@@ -95,3 +95,31 @@ def test_a_second_demo_says_the_global_ratings_hold_both(tmp_path: Path) -> None
         note = ratings_note(store, second)
     assert f"tournament {second}'s alone" in note
     assert f"now hold all 2 tournaments of this database ({first}, {second})" in note
+
+
+def test_the_stored_trueskill_settings_rule_and_a_mismatch_is_refused_before_play(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    from arena.ratings import RatingConfig
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    with Store.open(url, rating_config=RatingConfig()):
+        pass  # a new database notes the default settings
+    with Store.open(url, rating_config=RatingConfig(tau=0.5)) as store:
+        assert store.effective_rating_config() == RatingConfig()  # not the shell's
+        with pytest.raises(StoreError, match="arena ratings --recompute"):
+            store.check_rating_settings()
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "match", str(root / "sample_bots" / "random"),
+         str(root / "sample_bots" / "random"), "--db", url],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "ARENA_TRUESKILL_TAU": "0.5"},
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "TrueSkill" in done.stderr and done.stdout == ""
+    assert not (tmp_path / "arena-data" / "logs").exists()  # no bot was started
+    with Store.open(url) as store:
+        assert store.list_matches() == []

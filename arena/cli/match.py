@@ -126,6 +126,7 @@ def play(
             from arena.store import Store
 
             store = stack.enter_context(Store.open(db))
+            store.check_rating_settings()  # refused before play, not after the match
             data_dir = default_data_dir(db)
         specs = (_resolve(refs[0], store, data_dir), _resolve(refs[1], store, data_dir))
         names = (specs[0].label, specs[1].label)

@@ -223,6 +223,7 @@ def run_tournament(
     with store.tournament_player_lock(tournament_id):
         pending = store.pending_games(tournament_id)
         if pending:
+            store.check_rating_settings()  # a mismatch refused before play, not after it
             _play(
                 store, info, config, pending, k, reporter, stop, abort, start_bot,
                 record_aborted, log_dir,
@@ -415,5 +416,7 @@ def tournament_standings(
     """The tournament as stored: its info, config and standings (ratings in schedule order)."""
     info, config, records, total = tournament_records(store, tournament_id)
     bots = [(e.name, e.version) for e in config.entrants]
-    standings = compute_standings(bots, records, Rater(store.rating_config), total=total)
+    # The stored settings, which the ratings were computed with, not the shell's variables.
+    rater = Rater(store.effective_rating_config())
+    standings = compute_standings(bots, records, rater, total=total)
     return info, config, standings
