@@ -123,3 +123,43 @@ def test_the_stored_trueskill_settings_rule_and_a_mismatch_is_refused_before_pla
     assert not (tmp_path / "arena-data" / "logs").exists()  # no bot was started
     with Store.open(url) as store:
         assert store.list_matches() == []
+
+
+@pytest.mark.slow
+def test_watch_follows_a_tournament_another_process_plays(tmp_path: Path) -> None:
+    import time
+
+    root = Path(__file__).resolve().parent.parent
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    player = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", "run", str(root / "sample_bots" / "random"),
+         str(root / "sample_bots" / "heuristic"), "-n", "2", "-k", "1", "--max-hands", "4",
+         "--seed", "3", "--db", url, "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # until the tournament exists and its player holds the lock
+            assert time.monotonic() < deadline, "the tournament never started"
+            if (tmp_path / "arena.db").exists():
+                with Store.open(url) as store:
+                    if store.list_tournaments() and store.tournament_player_active(1):
+                        break
+            time.sleep(0.1)
+        shown = json.loads(
+            runner.invoke(app, ["tournament", "show", "1", "--json", "--db", url]).output
+        )
+        assert shown["tournament"]["status"] == "running"
+        watched = subprocess.run(
+            [sys.executable, "-m", "arena", "tournament", "watch", "1", "--db", url],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    finally:
+        out, _ = player.communicate(timeout=300)
+    assert player.returncode == 0
+    assert watched.returncode == 0, watched.stderr
+    lines = [line for line in watched.stderr.splitlines() if line.startswith("[")]
+    assert [line.split("]")[0] for line in lines] == ["[1/4", "[2/4", "[3/4", "[4/4"]
+    assert all(len(line) <= 80 for line in lines)
+    assert "finished" in watched.stdout
+    assert json.loads(out)["tournament"]["done"] == 4

@@ -164,8 +164,16 @@ def show(
     tournament_id: Annotated[int, typer.Argument(help="The tournament to show.")],
     as_json: JsonOption = False,
     db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
 ) -> None:
     """The tournament's leaderboard, head-to-head table and faults (as at the end of a run)."""
+    if server:
+        from arena.cli.tournament_watch import remote_show
+
+        remote_show(server, token, tournament_id, as_json, ca_file)
+        return
     from arena.store import Store
     from arena.tournament import tournament_standings
 
@@ -173,6 +181,28 @@ def show(
         info, config, standings = tournament_standings(store, tournament_id)
         info = store.live_status(info)
     report(info, config, standings, as_json)
+
+
+@app.command()
+def watch(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament to follow.")],
+    as_json: JsonOption = False,
+    db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
+) -> None:
+    """Re-attach to a tournament's progress (played by another process, or on --server) until
+    it ends or stops, then print its report."""
+    from arena.cli import tournament_watch
+
+    if server:
+        tournament_watch.remote_watch(server, token, tournament_id, as_json, ca_file)
+        return
+    from arena.store import Store
+
+    with Store.open(db) as store:
+        tournament_watch.local_watch(store, tournament_id, as_json)
 
 
 @app.command("list")
