@@ -52,3 +52,47 @@ def test_a_watch_through_the_server_follows_a_local_run(tmp_path: Path) -> None:
         assert json.loads(out)["tournament"]["done"] == 4
     finally:
         assert server.stop() == 0, "".join(server.lines)
+
+
+@pytest.mark.slow
+def test_a_restarted_server_resumes_the_tournaments_it_was_playing(tmp_path: Path) -> None:
+    from arena.protocol import ruleset_to_pb
+    from arena.rules import RuleSet
+    from arena.store import GameStatus, TournamentStatus
+
+    db = tmp_path / "arena.db"
+    token = make_token(db, "organiser")
+    server = ArenaProcess(db, "--shutdown-grace", "0")
+    with ArenaClient(server.address, token=token) as client:
+        for name in ("alpha", "beta"):
+            client.submit_bot(bot_copy(tmp_path, name, extra=name))
+        started = client.start_tournament(
+            ["alpha", "beta"], games=3, concurrency=1, seed=2,
+            rules=ruleset_to_pb(RuleSet(target_score=200, max_hands=8)),
+        )  # fmt: skip
+        for event in client.watch_tournament(started.id):
+            if event.HasField("match"):
+                break  # one match recorded: stop the server in the middle
+    assert server.stop() == 0, "".join(server.lines)
+    with Store.open(str(db)) as store:
+        left = len(store.pending_games(started.id))
+    assert left > 0
+
+    again = ArenaProcess(db)
+    try:
+        deadline = time.monotonic() + 30
+        while not (said := [line for line in again.lines if "resuming tournament" in line]):
+            assert time.monotonic() < deadline, "".join(again.lines)
+            time.sleep(0.05)
+        assert said and f"resuming tournament {started.id}" in said[0], "".join(again.lines)
+        assert f"{left} of 6 matches left" in said[0]
+        with ArenaClient(again.address) as client:
+            events = list(client.watch_tournament(started.id))
+        assert events[-1].tournament.state == pb.TOURNAMENT_STATE_FINISHED
+    finally:
+        assert again.stop() == 0, "".join(again.lines)
+    with Store.open(str(db)) as store:
+        assert store.get_tournament(started.id).status is TournamentStatus.FINISHED
+        games = store.tournament_games(started.id)
+    assert all(g.status is GameStatus.DONE for g in games)
+    assert all(g.match_id == f"t{started.id}-g{g.ordinal}" for g in games)

@@ -43,6 +43,8 @@ class ServerConfig:
     listen: str = DEFAULT_LISTEN
     db: str | None = None
     data_dir: Path | None = None
+    resume_tournaments: bool = True
+    """Play again, at start, the tournaments this service was playing when it stopped."""
     tls_cert: Path | None = None
     tls_key: Path | None = None
     auth_reads: bool = False
@@ -57,6 +59,8 @@ class ArenaServer:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
+        self.resumed: list[str] = []
+        """What ``start`` resumed (``TournamentManager.resume_interrupted``), for the log."""
         if (config.tls_cert is None) != (config.tls_key is None):
             raise ArenaError("TLS needs both --tls-cert and --tls-key")
         self.store = Store.open(config.db)
@@ -133,6 +137,8 @@ class ArenaServer:
         self._server.start()
         for name in ("", SERVICE_NAME):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        if self.config.resume_tournaments:
+            self.resumed = self.tournaments.resume_interrupted()
 
     def stop(self) -> None:
         """Graceful shutdown: refuse new calls, let tournaments wind down, end the streams."""
@@ -173,6 +179,8 @@ def serve(config: ServerConfig) -> None:
             file=sys.stderr,
             flush=True,
         )
+        for line in server.resumed:
+            print(f"arena: {line}", file=sys.stderr, flush=True)
         while not stop.wait(0.5):
             pass
         print("arena: shutting down: finishing running matches", file=sys.stderr, flush=True)

@@ -35,7 +35,7 @@ from arena.service.convert import (
     standings_to_pb,
     tournament_to_pb,
 )
-from arena.store import Store
+from arena.store import Store, TournamentStatus
 from arena.tournament import (
     DEFAULT_CONCURRENCY,
     DEFAULT_GAMES,
@@ -146,8 +146,32 @@ class TournamentManager:
             rules=rules,
             deals=DealMode(deals_from_pb(request.deals) or "duplicate"),
             names_only=True,
+            origin="service",
         )
         tournament_id = create_tournament(self._store, settings)
+        self._launch(tournament_id)
+        return tournament_id
+
+    def resume_interrupted(self) -> list[str]:
+        """Play again the tournaments this service was playing when it stopped (created here,
+        not finished, and played by nobody now); says which, for the server's log."""
+        said = []
+        for info in self._store.list_tournaments():
+            if info.config.get("origin") != "service":
+                continue
+            if info.status is not TournamentStatus.RUNNING:
+                continue
+            if self._store.tournament_player_active(info.id) or self.is_running(info.id):
+                continue
+            said.append(
+                f"resuming tournament {info.id}, interrupted when the server stopped: "
+                f"{info.games_total - info.games_done} of {info.games_total} matches left"
+            )
+            log.info("%s", said[-1])
+            self._launch(info.id)
+        return said
+
+    def _launch(self, tournament_id: int) -> None:
         running = _Running(tournament_id)
         thread = threading.Thread(
             target=self._run, args=(running,), name=f"tournament-{tournament_id}", daemon=True
@@ -156,7 +180,6 @@ class TournamentManager:
         with self._lock:
             self._running[tournament_id] = running
         thread.start()
-        return tournament_id
 
     def _run(self, running: _Running) -> None:
         try:

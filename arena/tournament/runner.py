@@ -77,6 +77,9 @@ class TournamentSettings:
     deals: DealMode = DealMode.DUPLICATE
     names_only: bool = False
     """Take ``bots`` as bot names only, never as directories (names sent to a server)."""
+    origin: str = "local"
+    """Who plays it: ``local`` (the CLI) or ``service`` (a server resumes its own after a
+    restart)."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,7 @@ class TournamentConfig:
     deals: DealMode
     bot_seed: int
     """Given to every bot as ``ARENA_BOT_SEED``: seeded bots repeat themselves run after run."""
+    origin: str = "local"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +111,7 @@ class TournamentConfig:
             "rules": self.rules.to_dict(),
             "deals": self.deals.value,
             "bot_seed": self.bot_seed,
+            "origin": self.origin,
         }
 
     @classmethod
@@ -125,6 +130,7 @@ class TournamentConfig:
             rules=RuleSet.from_dict(data["rules"]),
             deals=DealMode(data["deals"]),
             bot_seed=int(data["bot_seed"]),
+            origin=str(data.get("origin", "local")),
         )
 
     @property
@@ -157,6 +163,7 @@ def create_tournament(store: Store, settings: TournamentSettings) -> int:
         rules=settings.rules,
         deals=settings.deals,
         bot_seed=deal_seed(seed, "bots") % 2**31,
+        origin=settings.origin,
     )
     schedule = build_schedule(len(entrants), settings.games, seed, settings.deals)
     entries = [
