@@ -20,6 +20,7 @@ from arena.cli import bench, match_group
 from arena.cli import bot as bot_cli
 from arena.cli import db as db_cli
 from arena.cli import demo as demo_cli
+from arena.cli import h2h as h2h_cli
 from arena.cli import ratings as ratings_cli
 from arena.cli import replay as replay_cli
 from arena.cli import serve as serve_cli
@@ -43,6 +44,7 @@ app.add_typer(bot_cli.app, name="bot")
 app.add_typer(token_cli.app, name="token")
 app.add_typer(tournament_cli.app, name="tournament")
 app.command("demo")(demo_cli.demo)
+app.command("h2h")(h2h_cli.h2h)
 
 
 # Click's UsageError as typer ships it (typer names BadParameter, a kind of it).
