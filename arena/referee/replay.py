@@ -225,10 +225,16 @@ def _ending(result: MatchResult) -> str:
     return text
 
 
-def render_text(result: MatchResult) -> str:
+def render_text(result: MatchResult, *, draws_view: int | str | None = "none") -> str:
     """The match as text a person can follow: per hand the bids, every trick with who played
-    which card and who won it, and the scores after the hand."""
+    which card and who won it, and the scores after the hand. With ``draws_view`` a seat or
+    None (the spectator), the draw phase and the exchanges too (``arena.referee.draw_story``)."""
     names = result.players
+    draws: dict[int, list[str]] = {}
+    if draws_view != "none":
+        from arena.referee.draw_story import draw_lines
+
+        draws = draw_lines(result, names, view=draws_view)  # type: ignore[arg-type]
     lines = [
         f"Match {result.match_id}: seat 0 {names[0]} vs seat 1 {names[1]}",
         f"Seed {result.seed}, rules {result.rules.describe()}, engine {result.engine_version}, "
@@ -239,6 +245,7 @@ def render_text(result: MatchResult) -> str:
         fd = story.first_drawer
         lines.append("")
         lines.append(f"Hand {story.number} (first drawer: {names[fd]})")
+        lines.extend(draws.get(story.number, []))
         for s in (0, 1):
             if story.double_nil[s]:
                 ex = story.exchanged[s]
@@ -248,6 +255,8 @@ def render_text(result: MatchResult) -> str:
                 )
         if story.hands[0] or story.hands[1]:
             for s in (0, 1):
+                if draws_view in (0, 1) and s != draws_view:
+                    continue  # a seat's view: not the opponent's hand (it shows in the play)
                 lines.append(f"  {names[s]:<{width}} holds {format_cards(story.hands[s])}")
         if story.bids or any(story.double_nil):
             bids = [
