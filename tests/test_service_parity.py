@@ -46,6 +46,11 @@ def test_a_watch_through_the_server_follows_a_local_run(tmp_path: Path) -> None:
         assert player.returncode == 0, err
         assert watched.returncode == 0, watched.stderr
         assert "[4/4]" in watched.stderr and "finished" in watched.stdout
+        listed = arena_cli("tournament", "list", "--json", "--server", server.address)
+        assert listed.returncode == 0, listed.stderr
+        local = arena_cli("tournament", "list", "--json", "--db", str(db))
+        assert json.loads(listed.stdout) == json.loads(local.stdout)  # the same words and rows
+        assert json.loads(listed.stdout)[0]["status"] == "finished"
         shown = arena_cli("tournament", "show", "1", "--json", "--server", server.address)
         assert shown.returncode == 0, shown.stderr
         assert json.loads(shown.stdout)["tournament"]["status"] == "finished"

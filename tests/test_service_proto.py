@@ -68,7 +68,8 @@ def test_service_shape() -> None:
     methods = {m.name: m for m in service.methods}
     assert set(methods) == {
         "SubmitBot", "ListBots", "GetBot", "StartTournament", "GetTournament",
-        "WatchTournament", "ListMatches", "GetMatch", "GetLeaderboard",
+        "WatchTournament", "ListMatches", "GetMatch", "GetLeaderboard", "GetMatchLog",
+        "ListTournaments",
     }  # fmt: skip
     for name, m in methods.items():
         assert m.input_type.name == f"{name}Request"

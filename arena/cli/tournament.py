@@ -209,8 +209,16 @@ def watch(
 def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
     db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
 ) -> None:
-    """Every tournament in the database, oldest first."""
+    """Every tournament in the database (or on --server), oldest first."""
+    if server:
+        from arena.cli.tournament_watch import remote_rows
+
+        _print_list(remote_rows(server, token, ca_file), as_json)
+        return
     from arena.store import Store
     from arena.tournament import TournamentConfig
 
@@ -232,6 +240,10 @@ def list_(
                 "created_at": info.created_at.isoformat(timespec="seconds"),
             }
         )
+    _print_list(rows, as_json)
+
+
+def _print_list(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return

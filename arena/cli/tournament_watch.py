@@ -52,6 +52,27 @@ def _reporter(as_json: bool) -> Any:
     return TerminalReporter(Console()) if sys.stdout.isatty() else _Lines()
 
 
+def remote_rows(server: str, token: str | None, ca_file: Path | None) -> list[dict[str, Any]]:
+    """``arena tournament list --server``: the rows the local list prints."""
+    from arena._gen.arena.v1 import arena_pb2 as pb
+    from arena.cli.remote import connect
+    from arena.service.convert import from_timestamp
+
+    with connect(server, token, ca_file) as client:
+        ts = client.list_tournaments()
+    return [
+        {
+            "id": t.id,
+            "status": pb.TournamentState.Name(t.state).removeprefix("TOURNAMENT_STATE_").lower(),
+            "done": t.matches_done,
+            "total": t.matches_total,
+            "bots": list(t.bots),
+            "created_at": from_timestamp(t.created_at).isoformat(timespec="seconds"),
+        }
+        for t in ts
+    ]
+
+
 def remote_show(
     server: str, token: str | None, tournament_id: int, as_json: bool, ca_file: Path | None
 ) -> None:

@@ -151,6 +151,12 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
     ) -> pb.GetTournamentResponse:
         return pb.GetTournamentResponse(tournament=self._tournament(request.id))
 
+    @_abort_on_errors
+    def ListTournaments(
+        self, request: pb.ListTournamentsRequest, context: grpc.ServicerContext
+    ) -> pb.ListTournamentsResponse:
+        return pb.ListTournamentsResponse(tournaments=self._tournaments.list_all())
+
     def _tournament(self, tournament_id: int) -> pb.Tournament:
         return self._tournaments.describe(tournament_id)
 

@@ -208,6 +208,14 @@ class TournamentManager:
         with self._lock:
             return tournament_id in self._running
 
+    def list_all(self) -> list[pb.Tournament]:
+        """Every tournament, oldest first, in the state a process playing it gives it."""
+        out = []
+        for info in self._store.list_tournaments():
+            live = self.is_running(info.id) or self._store.tournament_player_active(info.id)
+            out.append(tournament_to_pb(info, running_here=live))
+        return out
+
     def describe(self, tournament_id: int) -> pb.Tournament:
         """The tournament as stored, with its standings."""
         # Played here, or by another process holding its lock (a local `arena tournament resume`).

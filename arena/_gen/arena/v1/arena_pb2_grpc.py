@@ -60,6 +60,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.GetTournamentRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.GetTournamentResponse.FromString,
                 _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/arena.v1.ArenaService/ListTournaments',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
         self.WatchTournament = channel.unary_stream(
                 '/arena.v1.ArenaService/WatchTournament',
                 request_serializer=arena_dot_v1_dot_arena__pb2.WatchTournamentRequest.SerializeToString,
@@ -130,6 +135,14 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListTournaments(self, request, context):
+        """ListTournaments lists every tournament, oldest first, with its state and progress (no
+        standings: GetTournament has them).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def WatchTournament(self, request, context):
         """WatchTournament streams a tournament: first every match already recorded, then each match as
         it ends, with the progress after it. The stream ends when the tournament is over.
@@ -195,6 +208,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetTournament,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.GetTournamentRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.GetTournamentResponse.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.SerializeToString,
             ),
             'WatchTournament': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchTournament,
@@ -358,6 +376,33 @@ class ArenaService:
             '/arena.v1.ArenaService/GetTournament',
             arena_dot_v1_dot_arena__pb2.GetTournamentRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.GetTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ListTournaments',
+            arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
             options,
             channel_credentials,
             insecure,
