@@ -33,7 +33,7 @@ def arena(*args: str, code: int = 0) -> str:
         return str(result.exception)
     result = runner.invoke(app, list(args), catch_exceptions=False)
     assert result.exit_code == code, result.output
-    return result.output
+    return result.stdout
 
 
 def test_markers_are_written_past_the_cap_and_a_log_is_appended_to(tmp_path: Path) -> None:
@@ -166,3 +166,35 @@ def test_a_restarted_bot_appends_to_its_log(tmp_path: Path) -> None:
             assert mark_log(bot.log_path, "StartMatch x seat 0 against y")
     text = (tmp_path / f"{manifest.name}.log").read_text()
     assert text.count("[arena] StartMatch x seat 0 against y") == 2
+
+
+@pytest.mark.slow
+def test_match_takes_a_remote_endpoint_for_a_seat(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    bot = subprocess.Popen(
+        [sys.executable, str(ROOT / "sample_bots" / "random" / "bot.py"),
+         "--listen", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        db = f"sqlite:///{tmp_path / 'arena.db'}"
+        data = json.loads(
+            arena("match", f"127.0.0.1:{port}", HEURISTIC, "--seed", "2", "--target-score",
+                  "100", "--startup-timeout", "30", "--db", db, "--json")  # fmt: skip
+        )
+        assert data["players"] == [f"remote@127.0.0.1:{port}", "heuristic@1.0"]
+        assert data["termination"] in ("target_reached", "hand_limit")
+        assert data["recorded"] is None  # a remote seat has no version to record it under
+    finally:
+        bot.terminate()
+        bot.wait(timeout=30)
+    # Nothing listens there any more: the seat cannot start, and the command says so.
+    out = arena("match", f"127.0.0.1:{port}", RANDOM, "--startup-timeout", "1", "--json",
+                code=1)  # fmt: skip
+    assert json.loads(out)["termination"] == "forfeit_no_start"

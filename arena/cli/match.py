@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any
@@ -35,14 +37,20 @@ from arena.rules.ruleset import RuleSet
 class BotSpec:
     """One side of the match: where its files are, and its registered version once known."""
 
-    def __init__(self, ref: str, directory: Path | None, version: Any = None) -> None:
+    def __init__(
+        self, ref: str, directory: Path | None, version: Any = None, *, remote: bool = False
+    ) -> None:
         self.ref = ref
         self.directory = directory
         self.version = version
+        self.remote = remote
+        """A bot already serving at ``HOST:PORT`` (not started, not stopped by the arena)."""
 
     @property
     def label(self) -> str:
         """``name@version`` as the record shows it (the manifest's, when not registered)."""
+        if self.remote:
+            return f"remote@{self.ref}"
         if self.version is not None:
             return f"{self.version.name}@{self.version.version_label}"
         from arena.runtime import load_manifest
@@ -56,8 +64,19 @@ def _is_bot_dir(ref: str) -> bool:
     return (Path(ref) / "bot.toml").is_file()
 
 
+_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):[0-9]{1,5}")
+
+
+def is_endpoint(ref: str) -> bool:
+    """``HOST:PORT`` of a bot already running (and no directory of that name)."""
+    return bool(_HOST_PORT.fullmatch(ref)) and not Path(ref).exists()
+
+
 def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
-    """A bot directory (registered into ``store`` when there is one) or a registered name."""
+    """A bot directory (registered into ``store`` when there is one), a registered name, or a
+    remote endpoint ``HOST:PORT``."""
+    if is_endpoint(ref):
+        return BotSpec(ref, None, remote=True)
     if _is_bot_dir(ref):
         directory = Path(ref).resolve()
         if store is None:
@@ -87,8 +106,11 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
 def _start(
     spec: BotSpec, stack: ExitStack, startup_timeout: float | None, log_dir: Path | None = None
 ) -> Any:
-    from arena.runtime import load_manifest, start_bot
+    from arena.runtime import connect_remote, load_manifest, start_bot
 
+    if spec.remote:
+        timeout = 5.0 if startup_timeout is None else startup_timeout
+        return stack.enter_context(connect_remote("remote", spec.ref, timeout=timeout))
     assert spec.directory is not None
     manifest = load_manifest(spec.directory)
     kwargs: dict[str, Any] = {} if startup_timeout is None else {"startup_timeout": startup_timeout}
@@ -118,6 +140,14 @@ def play(
     from arena.tournament.workers import SeatBot
 
     mid = new_match_id()
+    if record and any(is_endpoint(r) for r in refs):
+        # A remote bot has no files, so no version to record the match under.
+        print(
+            "arena: a remote seat (HOST:PORT) is not recorded: the match is played with "
+            "--no-record",
+            file=sys.stderr,
+        )
+        record = False
     with ExitStack() as stack:
         store = None
         data_dir = None
