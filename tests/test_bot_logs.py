@@ -184,10 +184,9 @@ def test_match_takes_a_remote_endpoint_for_a_seat(tmp_path: Path) -> None:
     )  # fmt: skip
     try:
         db = f"sqlite:///{tmp_path / 'arena.db'}"
-        data = json.loads(
-            arena("match", f"127.0.0.1:{port}", HEURISTIC, "--seed", "2", "--target-score",
-                  "100", "--startup-timeout", "30", "--db", db, "--json")  # fmt: skip
-        )
+        out = arena("match", f"127.0.0.1:{port}", HEURISTIC, "--seed", "2", "--target-score",
+                    "100", "--startup-timeout", "30", "--db", db, "--json")  # fmt: skip
+        data = json.loads(out)
         assert data["players"] == [f"remote@127.0.0.1:{port}", "heuristic@1.0"]
         assert data["termination"] in ("target_reached", "hand_limit")
         assert data["recorded"] is None  # a remote seat has no version to record it under
