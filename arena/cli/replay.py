@@ -73,4 +73,9 @@ def replay(
     if as_json:
         typer.echo(json.dumps(replay_to_dict(result)))
     else:
-        typer.echo(render_text(result, draws_view=views[draws]))
+        from arena.referee.draw_story import draw_lines
+
+        view = views[draws]
+        shown = {} if view == "none" else draw_lines(result, result.players, view=view)  # type: ignore[arg-type]
+        seat = view if isinstance(view, int) else None
+        typer.echo(render_text(result, draws=shown, view=seat))

@@ -225,16 +225,19 @@ def _ending(result: MatchResult) -> str:
     return text
 
 
-def render_text(result: MatchResult, *, draws_view: int | str | None = "none") -> str:
+def render_text(
+    result: MatchResult,
+    *,
+    draws: dict[int, list[str]] | None = None,
+    view: int | None = None,
+) -> str:
     """The match as text a person can follow: per hand the bids, every trick with who played
-    which card and who won it, and the scores after the hand. With ``draws_view`` a seat or
-    None (the spectator), the draw phase and the exchanges too (``arena.referee.draw_story``)."""
+    which card and who won it, and the scores after the hand. ``draws`` adds each hand's draw
+    phase and exchanges (``arena.referee.draw_story.draw_lines``); ``view``, a seat, leaves the
+    opponent's hand out."""
     names = result.players
-    draws: dict[int, list[str]] = {}
-    if draws_view != "none":
-        from arena.referee.draw_story import draw_lines
-
-        draws = draw_lines(result, names, view=draws_view)  # type: ignore[arg-type]
+    draws = draws or {}
+    draws_view = view
     lines = [
         f"Match {result.match_id}: seat 0 {names[0]} vs seat 1 {names[1]}",
         f"Seed {result.seed}, rules {result.rules.describe()}, engine {result.engine_version}, "
