@@ -138,6 +138,12 @@ def test_a_tournament_keeps_one_log_per_bot_cut_per_match(tmp_path: Path) -> Non
     assert "EndMatch t1-g1" in arena("match", "logs", "t1-g1", "--seat", "1", "--db", db)
     out = arena("match", "list", "--tournament", "1", "--db", db)
     assert "t1-g0  random@1.0 vs heuristic@1.0" in out
+    shown = json.loads(arena("tournament", "show", "1", "--matches", "--json", "--db", db))
+    assert [m["match_id"] for m in shown["matches"]] == ids
+    g0 = next(m for m in shown["matches"] if m["match_id"] == "t1-g0")  # recorded in any order
+    assert g0["seats"] == ["random@1.0", "heuristic@1.0"]
+    text = arena("tournament", "show", "1", "--matches", "--db", db)
+    assert "Matches (t1-g<ordinal>, ordinals from 0):" in text and "\nt1-g1  " in text
 
 
 def test_match_list_refuses_unknown_names_and_ids(tmp_path: Path) -> None:

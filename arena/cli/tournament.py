@@ -163,12 +163,23 @@ def _log_dir(db: str | None, tournament_id: int, given: Any) -> Any:
 def show(
     tournament_id: Annotated[int, typer.Argument(help="The tournament to show.")],
     as_json: JsonOption = False,
+    matches: Annotated[
+        bool,
+        typer.Option(
+            "--matches",
+            help="Also list its matches: id (t<ID>-g<ordinal>, ordinals from 0), seats, result "
+            "and the reason of a forfeit (--json: a \"matches\" list).",
+        ),
+    ] = False,
     db: DbOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
 ) -> None:
     """The tournament's leaderboard, head-to-head table and faults (as at the end of a run)."""
+    if matches and not server:
+        _show_with_matches(db, tournament_id, as_json)
+        return
     if server:
         from arena.cli.tournament_watch import remote_show
 
@@ -181,6 +192,24 @@ def show(
         info, config, standings = tournament_standings(store, tournament_id)
         info = store.live_status(info)
     report(info, config, standings, as_json)
+
+
+def _show_with_matches(db: str | None, tournament_id: int, as_json: bool) -> None:
+    from arena.cli.match_list import match_row, print_matches
+    from arena.cli.tournament_format import to_json
+    from arena.store import Store
+    from arena.tournament import tournament_standings
+
+    with Store.open(db) as store:
+        info, config, standings = tournament_standings(store, tournament_id)
+        info = store.live_status(info)
+        rows = [match_row(m) for m in store.list_matches(tournament_id=tournament_id)]
+    if as_json:
+        typer.echo(json.dumps({**to_json(info, config, standings), "matches": rows}, indent=2))
+        return
+    report(info, config, standings, False)
+    typer.echo(f"\nMatches (t{tournament_id}-g<ordinal>, ordinals from 0):")
+    print_matches(rows, faults=False, as_json=False)
 
 
 @app.command()
