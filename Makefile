@@ -7,17 +7,23 @@ CPP_BOT := sample_bots/cpp_lowest
 
 .PHONY: sandbox-tools setup demo web test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
 
+# Each step says what it does on one line, then does it quietly.
 $(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,ray]'
-	touch $@
+	@echo "setup: creating the virtualenv $(VENV)"
+	@$(PYTHON) -m venv $(VENV)
+	@echo "setup: upgrading pip"
+	@$(PY) -m pip install --quiet --upgrade pip
+	@echo "setup: installing the arena, its dev tools and Ray into $(VENV) (pip install -e '.[dev,ray]')"
+	@$(PY) -m pip install --quiet -e '.[dev,ray]'
+	@touch $@
 
 $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json
-	cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error
+	@echo "setup: installing the Node sample bot's npm packages ($(NODE_BOT))"
+	@cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error
 
 proto/node_modules/.package-lock.json: proto/package.json proto/package-lock.json
-	cd proto && npm ci --no-audit --no-fund --loglevel=error
+	@echo "setup: installing buf, the protobuf linter (proto/)"
+	@cd proto && npm ci --no-audit --no-fund --loglevel=error
 
 # The bot sandbox needs bubblewrap: installed here on Debian/Ubuntu when missing and root.
 sandbox-tools:

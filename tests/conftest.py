@@ -32,6 +32,22 @@ POSTGRES_HOWTO = (
 )
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    """Every PostgreSQL skip reported from one place, so ``-ra`` folds them into one summary line
+    (``SKIPPED [24] tests/conftest.py: PostgreSQL tests skipped: …``), not one per test."""
+    report = yield
+    longrepr = getattr(report, "longrepr", None)
+    if (
+        getattr(report, "skipped", False)
+        and isinstance(longrepr, tuple)
+        and len(longrepr) == 3
+        and POSTGRES_HOWTO in str(longrepr[2])
+    ):
+        report.longrepr = (__file__, None, longrepr[2])  # type: ignore[attr-defined]
+    return report
+
+
 @pytest.fixture(scope="session")
 def _postgres_admin() -> Iterator[object]:
     """An AUTOCOMMIT engine on the given PostgreSQL server, for creating test databases."""

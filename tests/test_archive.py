@@ -225,7 +225,7 @@ def test_pack_refuses_a_fifo(tmp_path: Path) -> None:
 
 
 def test_pack_refuses_a_missing_directory(tmp_path: Path) -> None:
-    with pytest.raises(ArchiveError, match="not a directory"):
+    with pytest.raises(ArchiveError, match="no such directory"):
         pack_directory(tmp_path / "nope")
 
 

@@ -83,7 +83,11 @@ def test_a_bot_that_does_not_start_forfeits_without_play(tmp_path: Path) -> None
     (broken / "bot.toml").write_text(
         'name = "broken"\ncommand = ["{python}", "-c", "raise SystemExit(5)"]\n'
     )
-    data = json.loads(arena("match", RANDOM, str(broken), "--no-record", "--json"))
+    result = runner.invoke(
+        app, ["match", RANDOM, str(broken), "--no-record", "--json"], catch_exceptions=False
+    )
+    assert result.exit_code == 1, result.output  # a bot that cannot start fails the command
+    data = json.loads(result.output)
     assert data["termination"] == "forfeit_no_start"
     assert data["winner"] == 0 and data["decisions"] == [] and data["hands_played"] == 0
     assert data["detail"].startswith("seat 1 (broken): did not start: ")

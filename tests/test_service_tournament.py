@@ -207,7 +207,12 @@ def test_sigterm_mid_tournament_leaves_nothing_half_written(tmp_path: Path) -> N
     with Store.open(str(db)) as store:
         assert store.get_tournament(started.id).status is TournamentStatus.FINISHED
         replayed = {m.match_id for m in store.list_matches(tournament_id=started.id)}
+        games = store.tournament_games(started.id)
     assert {m.match_id for m in aborted} <= replayed  # the aborted attempts stay on record
+    # An aborted attempt is kept under an id of its own; the game, played again, keeps its id
+    # (the one its bots saw the first time) and its seed.
+    assert all(m.match_id.rsplit("-", 1)[1] == "a1" for m in aborted)
+    assert all(g.match_id == f"t{started.id}-g{g.ordinal}" for g in games)
 
 
 @pytest.mark.slow

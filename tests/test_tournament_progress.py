@@ -40,3 +40,32 @@ def test_quiet_reporter_says_nothing(capsys) -> None:  # type: ignore[no-untyped
     reporter.match_done(_game(0, 1, "forfeit_crash", faults=(1, 0)))
     reporter.stop()
     assert capsys.readouterr() == ("", "")
+
+
+def test_the_progress_line_fits_80_columns_and_its_time_left_counts_down() -> None:
+    from rich.progress import Progress
+
+    from arena.tournament.progress import time_left
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=200, color_system=None)
+    reporter = TerminalReporter(console)
+    reporter.start(123, ["alpha", "beta"], done=0, total=360)
+    for i in range(120):
+        reporter.match_done(_game(i, 0, "target_reached"))
+    reporter.stop()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+    lines = [line.rstrip() for line in text.replace("\r", "\n").splitlines() if "120/360" in line]
+    assert lines and all(len(line) <= 80 for line in lines), lines
+
+    now = [100.0]
+    progress = Progress(get_time=lambda: now[0])
+    task_id = progress.add_task("", total=10, start_done=0, last_end=None)
+    progress.start_task(task_id)
+    task = progress.tasks[0]
+    assert time_left(task, now[0]) is None  # no match ended yet in this run
+    now[0] = 110.0
+    progress.update(task_id, completed=2, last_end=110.0)  # two matches in 10 s: 5 s each
+    assert time_left(task, 110.0) == 40.0
+    assert time_left(task, 113.0) == 37.0  # moves between match ends
+    assert time_left(task, 200.0) == 0.0

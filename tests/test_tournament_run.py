@@ -230,7 +230,7 @@ def test_a_bot_that_keeps_crashing_is_restarted_a_few_times(
         (["random", "heuristic", "--policy", "pray"], "unknown fault policy 'pray'"),
         (["random", "heuristic", "--move-timeout", "0"], "move time must be a positive"),
         (["random", "random"], "named twice"),
-        (["./nowhere/bot", "random"], "does not exist"),
+        (["./nowhere/bot", "random"], "no such directory"),
     ],
 )
 def test_bad_input_is_one_clear_line(sqlite_url: str, args: list[str], message: str) -> None:

@@ -6,18 +6,24 @@ as one line on stderr with a non-zero exit, never as a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
+
+# The gRPC C-core logs to stderr on its own (``E1201 … add_port.cc``, TLS handshake lines):
+# off the user's terminal, unless asked for. Set before grpc is first imported.
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+os.environ.setdefault("GRPC_TRACE", "")
 
 import typer
 
-from arena.cli import bench
+from arena.cli import bench, match_group
 from arena.cli import bot as bot_cli
 from arena.cli import compare as compare_cli
 from arena.cli import db as db_cli
 from arena.cli import demo as demo_cli
 from arena.cli import doctor as doctor_cli
+from arena.cli import h2h as h2h_cli
 from arena.cli import ladder as ladder_cli
-from arena.cli import match as match_cli
 from arena.cli import ratings as ratings_cli
 from arena.cli import replay as replay_cli
 from arena.cli import serve as serve_cli
@@ -33,7 +39,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(bench.app, name="bench")
-app.command("match")(match_cli.match)
+app.add_typer(match_group.app, name="match")
 app.command("compare")(compare_cli.compare)
 app.command("replay")(replay_cli.replay)
 app.add_typer(db_cli.app, name="db")
@@ -46,6 +52,11 @@ app.add_typer(ladder_cli.app, name="ladder")
 app.command("demo")(demo_cli.demo)
 app.command("doctor")(doctor_cli.doctor)
 app.command("web")(web_cli.web)
+app.command("h2h")(h2h_cli.h2h)
+
+
+# Click's UsageError as typer ships it (typer names BadParameter, a kind of it).
+_UsageError: type[Exception] = typer.BadParameter.__mro__[1]
 
 
 def main() -> None:
@@ -53,7 +64,18 @@ def main() -> None:
     from arena.rules.errors import InvalidRuleSetError, RulesError
 
     try:
-        app()
+        code = app(prog_name="arena", standalone_mode=False)
+    except _UsageError as exc:
+        # One line, with click's suggestion ("Did you mean 'match'?"), never a box.
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else "arena"
+        message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+        print(f"arena: error: {message} (see `{where} --help`)", file=sys.stderr)
+        sys.exit(2)
     except (ArenaError, RulesError, InvalidRuleSetError) as exc:
         print(f"arena: error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except typer.Abort:
+        print("arena: interrupted", file=sys.stderr)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -80,4 +80,24 @@ def demo(
                 rules=RuleSet(max_hands=max_hands),
             ),
         )
-        play(store, tid, None, as_json)
+        from arena.cli.tournament import _log_dir
+
+        play(store, tid, None, as_json, log_dir=_log_dir(db, tid, None))
+        if not as_json:
+            print(ratings_note(store, tid), file=sys.stderr)
+
+
+def ratings_note(store: object, tournament_id: int) -> str:
+    """What the global ratings hold after this demo: a second demo adds to the first."""
+    tournaments = store.list_tournaments()  # type: ignore[attr-defined]
+    if len(tournaments) <= 1:
+        return (
+            f"demo: tournament {tournament_id}'s leaderboard is above; `arena ratings` shows the "
+            "global ratings, which every later match adds to"
+        )
+    ids = ", ".join(str(t.id) for t in tournaments)
+    return (
+        f"demo: the leaderboard above is tournament {tournament_id}'s alone; the global ratings "
+        f"(`arena ratings`) now hold all {len(tournaments)} tournaments of this database "
+        f"({ids}) and every other match recorded in it"
+    )

@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from arena.cli.options import DbOption, SandboxOption, check_sandbox
+from arena.cli.options import DbOption, LogDirOption, SandboxOption, check_sandbox
 from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.errors import ArenaError
 from arena.referee import (
     ClockConfig,
     FaultPolicy,
     MatchResult,
+    Termination,
     play_match,
     result_to_dict,
     unplayed_result,
@@ -34,14 +37,20 @@ from arena.rules.ruleset import RuleSet
 class BotSpec:
     """One side of the match: where its files are, and its registered version once known."""
 
-    def __init__(self, ref: str, directory: Path | None, version: Any = None) -> None:
+    def __init__(
+        self, ref: str, directory: Path | None, version: Any = None, *, remote: bool = False
+    ) -> None:
         self.ref = ref
         self.directory = directory
         self.version = version
+        self.remote = remote
+        """A bot already serving at ``HOST:PORT`` (not started, not stopped by the arena)."""
 
     @property
     def label(self) -> str:
         """``name@version`` as the record shows it (the manifest's, when not registered)."""
+        if self.remote:
+            return f"remote@{self.ref}"
         if self.version is not None:
             return f"{self.version.name}@{self.version.version_label}"
         from arena.runtime import load_manifest
@@ -55,8 +64,19 @@ def _is_bot_dir(ref: str) -> bool:
     return (Path(ref) / "bot.toml").is_file()
 
 
+_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):[0-9]{1,5}")
+
+
+def is_endpoint(ref: str) -> bool:
+    """``HOST:PORT`` of a bot already running (and no directory of that name)."""
+    return bool(_HOST_PORT.fullmatch(ref)) and not Path(ref).exists()
+
+
 def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
-    """A bot directory (registered into ``store`` when there is one) or a registered name."""
+    """A bot directory (registered into ``store`` when there is one), a registered name, or a
+    remote endpoint ``HOST:PORT``."""
+    if is_endpoint(ref):
+        return BotSpec(ref, None, remote=True)
     if _is_bot_dir(ref):
         directory = Path(ref).resolve()
         if store is None:
@@ -72,6 +92,8 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
         return BotSpec(ref, directory, submitted.version)
     if Path(ref).exists():
         raise ArenaError(f"{ref}: not a bot directory (it has no bot.toml)")
+    if "/" in ref or ref.startswith((".", "~")):
+        raise ArenaError(f"{ref}: no such directory")
     if store is None:
         raise ArenaError(
             f"{ref!r} is not a bot directory, and a registered name needs the database "
@@ -82,15 +104,24 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
 
 
 def _start(
-    spec: BotSpec, stack: ExitStack, startup_timeout: float | None, sandbox: str | None
+    spec: BotSpec,
+    stack: ExitStack,
+    startup_timeout: float | None,
+    sandbox: str | None,
+    log_dir: Path | None = None,
 ) -> Any:
-    from arena.runtime import load_manifest, start_bot
+    from arena.runtime import connect_remote, load_manifest, start_bot
 
+    if spec.remote:
+        timeout = 5.0 if startup_timeout is None else startup_timeout
+        return stack.enter_context(connect_remote("remote", spec.ref, timeout=timeout))
     assert spec.directory is not None
     manifest = load_manifest(spec.directory)
     kwargs: dict[str, Any] = {"sandbox": sandbox}
     if startup_timeout is not None:
         kwargs["startup_timeout"] = startup_timeout
+    if log_dir is not None:
+        kwargs["log_dir"] = log_dir
     return stack.enter_context(start_bot(manifest, **kwargs))
 
 
@@ -105,10 +136,25 @@ def play(
     record: bool,
     startup_timeout: float | None = None,
     sandbox: str | None = None,
+    log_dir: Path | None = None,
 ) -> tuple[MatchResult, Any]:
-    """Resolve, start, play, stop, record; the result and the store's record (or None)."""
+    """Resolve, start, play, stop, record; the result and the store's record (or None).
+
+    Each seat's log is kept in ``log_dir/seat<N>/``, else (when recording) in the data dir's
+    ``logs/match-<id>/seat<N>/``, where ``arena match logs`` finds it."""
+    from arena.referee.play import new_match_id
+    from arena.tournament import botlogs
     from arena.tournament.workers import SeatBot
 
+    mid = new_match_id()
+    if record and any(is_endpoint(r) for r in refs):
+        # A remote bot has no files, so no version to record the match under.
+        print(
+            "arena: a remote seat (HOST:PORT) is not recorded: the match is played with "
+            "--no-record",
+            file=sys.stderr,
+        )
+        record = False
     with ExitStack() as stack:
         store = None
         data_dir = None
@@ -117,16 +163,21 @@ def play(
             from arena.store import Store
 
             store = stack.enter_context(Store.open(db))
+            store.check_rating_settings()  # refused before play, not after the match
             data_dir = default_data_dir(db)
         specs = (_resolve(refs[0], store, data_dir), _resolve(refs[1], store, data_dir))
         names = (specs[0].label, specs[1].label)
+        folder = log_dir
+        if folder is None and data_dir is not None:
+            folder = botlogs.match_log_dir(botlogs.logs_root(data_dir), mid)
         running: list[Any] = []
         failures: list[str] = []
         with ExitStack() as bots:
             for seat, spec in enumerate(specs):
                 try:
                     # Under the name the record shows (``name@version``).
-                    bot = _start(spec, bots, startup_timeout, sandbox)
+                    seat_dir = None if folder is None else botlogs.seat_log_dir(folder, seat)
+                    bot = _start(spec, bots, startup_timeout, sandbox, seat_dir)
                     running.append(SeatBot(names[seat], bot))
                 except ArenaError as exc:
                     running.append(None)
@@ -137,12 +188,18 @@ def play(
                 )
                 result = unplayed_result(
                     names, seed=seed, forfeit_seat=forfeit, detail="; ".join(failures),
-                    rules=rules,
+                    rules=rules, match_id=mid,
                 )
             else:
-                result = play_match(
-                    (running[0], running[1]), seed=seed, rules=rules, clock=clock, policy=policy
-                )
+                seats = (running[0], running[1])
+                botlogs.mark_start(seats, mid)
+                result = None
+                try:
+                    result = play_match(
+                        seats, seed=seed, rules=rules, clock=clock, policy=policy, match_id=mid
+                    )
+                finally:
+                    botlogs.mark_end(seats, mid, result)
         recorded = None
         if store is not None:
             recorded = store.record_match(
@@ -208,11 +265,14 @@ def match(
         bool,
         typer.Option("--record/--no-record", help="Record the match in the database."),
     ] = True,
+    log_dir: LogDirOption = None,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     sandbox: SandboxOption = None,
 ) -> None:
-    """Play one match between BOT_A (seat 0) and BOT_B (seat 1) and print the result."""
+    """Play one match between BOT_A (seat 0) and BOT_B (seat 1) and print the result.
+
+    Exits 1 when a bot could not start (the forfeit is recorded all the same)."""
     if policy not in ("forfeit", "substitute"):
         raise typer.BadParameter("use 'forfeit' or 'substitute'", param_hint="--policy")
     mode = check_sandbox(sandbox)
@@ -229,7 +289,9 @@ def match(
         record=record,
         startup_timeout=startup_timeout,
         sandbox=mode,
+        log_dir=log_dir,
     )
+    not_started = result.termination is Termination.FORFEIT_NO_START
     if as_json:
         data = result_to_dict(result)
         data["recorded"] = (
@@ -238,10 +300,15 @@ def match(
             else {"sequence": recorded.sequence, "rated": recorded.rated}
         )
         typer.echo(json.dumps(data))
+        if not_started:
+            raise typer.Exit(1)
         return
     typer.echo(summary_text(result))
     if recorded is not None:
         rated = "rated" if recorded.rated else "not rated"
         typer.echo(
-            f"Recorded as match {result.match_id} ({rated}): arena replay {result.match_id}"
+            f"Recorded as match {result.match_id} ({rated}): arena replay {result.match_id}; "
+            f"bot logs: arena match logs {result.match_id} --seat 0|1"
         )
+    if not_started:
+        raise typer.Exit(1)

@@ -75,3 +75,12 @@ def check_sandbox(value: str | None) -> str:
     mode = SandboxMode.parse(value)
     resolve_mode(mode)
     return mode.value
+LogDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--log-dir",
+        help="Keep the bots' logs in DIR (default: the logs folder of the database's data "
+        "dir, where `arena match logs` finds them).",
+        show_default=False,
+    ),
+]

@@ -209,6 +209,7 @@ def report_parts(t: Any) -> tuple[Any, Any, Any]:
     status = {
         pb.TOURNAMENT_STATE_FINISHED: TournamentStatus.FINISHED,
         pb.TOURNAMENT_STATE_CANCELLED: TournamentStatus.CANCELLED,
+        pb.TOURNAMENT_STATE_INTERRUPTED: TournamentStatus.INTERRUPTED,
     }.get(t.state, TournamentStatus.RUNNING)
     info = SimpleNamespace(
         id=t.id, status=status, games_done=t.matches_done, games_total=t.matches_total

@@ -42,12 +42,24 @@ def replay(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object: the match and every hand.")
     ] = False,
+    draws: Annotated[
+        str,
+        typer.Option(
+            "--draws",
+            help="Show the draw phase and the Double Nil exchanges: 'all' (a spectator's view, "
+            "every card), '0' or '1' (what that seat saw), or 'none'.",
+        ),
+    ] = "all",
     db: DbOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
 ) -> None:
-    """Show a recorded match hand by hand: bids, every trick and who won it, the scores."""
+    """Show a recorded match hand by hand: the draws, bids, every trick and who won it, the
+    scores."""
+    views = {"all": None, "0": 0, "1": 1, "none": "none"}
+    if draws not in views:
+        raise typer.BadParameter("use all, 0, 1 or none", param_hint="--draws")
     if server:
         from arena.cli import remote
 
@@ -61,4 +73,9 @@ def replay(
     if as_json:
         typer.echo(json.dumps(replay_to_dict(result)))
     else:
-        typer.echo(render_text(result))
+        from arena.referee.draw_story import draw_lines
+
+        view = views[draws]
+        shown = {} if view == "none" else draw_lines(result, result.players, view=view)  # type: ignore[arg-type]
+        seat = view if isinstance(view, int) else None
+        typer.echo(render_text(result, draws=shown, view=seat))

@@ -14,6 +14,7 @@ from arena.cli.options import (
     CaFileOption,
     DbOption,
     InsecureOption,
+    LogDirOption,
     SandboxOption,
     ServerOption,
     TokenOption,
@@ -114,6 +115,7 @@ def run(
         ),
     ] = "duplicate",
     as_json: JsonOption = False,
+    log_dir: LogDirOption = None,
     db: DbOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
@@ -171,7 +173,8 @@ def run(
         connect(ray)  # before anything is stored: a cluster that is not there is one line
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
-        play(store, tid, None, as_json, mode, ray, ray_worker_cpus)
+        play(store, tid, None, as_json, mode, ray, ray_worker_cpus,
+             log_dir=_log_dir(db, tid, log_dir))  # fmt: skip
 
 
 @app.command()
@@ -179,6 +182,7 @@ def resume(
     tournament_id: Annotated[int, typer.Argument(help="The tournament to finish.")],
     concurrency: ConcurrencyOption = None,
     as_json: JsonOption = False,
+    log_dir: LogDirOption = None,
     db: DbOption = None,
     sandbox: SandboxOption = None,
     ray: RayOption = None,
@@ -197,7 +201,8 @@ def resume(
             from arena.cli import compare
 
             compare.play(store, tournament_id, concurrency, as_json, mode)  # exits with its verdict
-        play(store, tournament_id, concurrency, as_json, mode, ray, ray_worker_cpus)
+        play(store, tournament_id, concurrency, as_json, mode, ray, ray_worker_cpus,
+             log_dir=_log_dir(db, tournament_id, log_dir))  # fmt: skip
 
 
 @app.command()
@@ -233,18 +238,50 @@ def cancel(
     )
 
 
+def _log_dir(db: str | None, tournament_id: int, given: Any) -> Any:
+    """``--log-dir``, else the tournament's folder in the data dir's logs."""
+    from pathlib import Path
+
+    if given is not None:
+        return Path(given)
+    from arena.service.submission import default_data_dir
+    from arena.tournament.botlogs import logs_root, tournament_log_dir
+
+    return tournament_log_dir(logs_root(default_data_dir(db)), tournament_id)
+
+
 @app.command()
 def show(
     tournament_id: Annotated[int, typer.Argument(help="The tournament to show.")],
     as_json: JsonOption = False,
+    matches: Annotated[
+        bool,
+        typer.Option(
+            "--matches",
+            help="Also list its matches: id (t<ID>-g<ordinal>, ordinals from 0), seats, result "
+            "and the reason of a forfeit (--json: a \"matches\" list).",
+        ),
+    ] = False,
     db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
 ) -> None:
     """The tournament's leaderboard, head-to-head table and faults (as at the end of a run)."""
+    if matches and not server:
+        _show_with_matches(db, tournament_id, as_json)
+        return
+    if server:
+        from arena.cli.tournament_watch import remote_show
+
+        remote_show(server, token, tournament_id, as_json, ca_file)
+        return
     from arena.store import Store
     from arena.tournament import tournament_standings
 
     with Store.open(db) as store:
         info, config, standings = tournament_standings(store, tournament_id)
+        info = store.live_status(info)
         state = None
         if config.compare is not None:
             from arena.tournament.runner import comparison_state
@@ -267,17 +304,65 @@ def show(
     typer.echo(f"\nComparison: {state_line(state)}\n{message}")
 
 
+def _show_with_matches(db: str | None, tournament_id: int, as_json: bool) -> None:
+    from arena.cli.match_list import match_row, print_matches
+    from arena.cli.tournament_format import to_json
+    from arena.store import Store
+    from arena.tournament import tournament_standings
+
+    with Store.open(db) as store:
+        info, config, standings = tournament_standings(store, tournament_id)
+        info = store.live_status(info)
+        rows = [match_row(m) for m in store.list_matches(tournament_id=tournament_id)]
+    if as_json:
+        typer.echo(json.dumps({**to_json(info, config, standings), "matches": rows}, indent=2))
+        return
+    report(info, config, standings, False)
+    typer.echo(f"\nMatches (t{tournament_id}-g<ordinal>, ordinals from 0):")
+    print_matches(rows, faults=False, as_json=False)
+
+
+@app.command()
+def watch(
+    tournament_id: Annotated[int, typer.Argument(help="The tournament to follow.")],
+    as_json: JsonOption = False,
+    db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
+) -> None:
+    """Re-attach to a tournament's progress (played by another process, or on --server) until
+    it ends or stops, then print its report."""
+    from arena.cli import tournament_watch
+
+    if server:
+        tournament_watch.remote_watch(server, token, tournament_id, as_json, ca_file)
+        return
+    from arena.store import Store
+
+    with Store.open(db) as store:
+        tournament_watch.local_watch(store, tournament_id, as_json)
+
+
 @app.command("list")
 def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
     db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
 ) -> None:
-    """Every tournament in the database, oldest first."""
+    """Every tournament in the database (or on --server), oldest first."""
+    if server:
+        from arena.cli.tournament_watch import remote_rows
+
+        _print_list(remote_rows(server, token, ca_file), as_json)
+        return
     from arena.store import Store
     from arena.tournament import TournamentConfig
 
     with Store.open(db) as store:
-        infos = store.list_tournaments()
+        infos = [store.live_status(i) for i in store.list_tournaments()]
     rows = []
     for info in infos:
         try:
@@ -294,6 +379,10 @@ def list_(
                 "created_at": info.created_at.isoformat(timespec="seconds"),
             }
         )
+    _print_list(rows, as_json)
+
+
+def _print_list(rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
@@ -322,6 +411,7 @@ def play(
     sandbox: str | None = None,
     ray: str | None = None,
     ray_worker_cpus: float = 2.0,
+    log_dir: Any = None,
 ) -> None:
     """Run the tournament's pending games with progress on a terminal, then print the report;
     with ``ray``, on that Ray cluster (``ray`` is imported only then)."""
@@ -348,7 +438,7 @@ def play(
     try:
         run_tournament(
             store, tournament_id, concurrency=concurrency, reporter=reporter, sandbox=sandbox,
-            executor=executor,
+            executor=executor, log_dir=log_dir,
         )
     except KeyboardInterrupt:
         info = store.get_tournament(tournament_id)

@@ -330,8 +330,20 @@ class _Seat:
         self.dead = True
         why = "the connection was lost" if alive else self.exited()
         return _Fault(
-            FaultKind.CRASH, f"{self.label}: {why} during {rpc} ({_status_text(code, details)})"
+            FaultKind.CRASH,
+            f"{self.label}: {why} during {rpc} ({_status_text(code, details)})"
+            f"{self.last_output()}",
         )
+
+    def last_output(self) -> str:
+        """``; its last output: …``, the bot's last lines, for a crash's recorded reason (the
+        record keeps the whole text; a service shows it to the bot's owner only)."""
+        tail = getattr(self.bot, "log_tail", None)
+        text = tail(5) if callable(tail) else ""
+        if not isinstance(text, str) or not text.strip():
+            return ""
+        line = " | ".join(text.splitlines())
+        return f"; its last output: {line if len(line) <= 400 else '…' + line[-400:]}"
 
     def exited(self) -> str:
         # The runtime says how a bot ended when it knows more than the code (a memory kill).
@@ -352,7 +364,8 @@ class _Seat:
         self.dead = True
         return _Fault(
             FaultKind.CRASH,
-            f"{self.label}: {self.exited()} before {rpc} (its connection is closed)",
+            f"{self.label}: {self.exited()} before {rpc} (its connection is closed)"
+            f"{self.last_output()}",
         )
 
     def reachable(self) -> bool:
@@ -454,7 +467,7 @@ class _Referee:
             if seat.dead:
                 fault = _Fault(
                     FaultKind.CRASH,
-                    f"{seat.label}: {seat.exited()} before the match began",
+                    f"{seat.label}: {seat.exited()} before the match began{seat.last_output()}",
                 )
                 ended = self._fault(seat, fault)
                 break

@@ -225,10 +225,19 @@ def _ending(result: MatchResult) -> str:
     return text
 
 
-def render_text(result: MatchResult) -> str:
+def render_text(
+    result: MatchResult,
+    *,
+    draws: dict[int, list[str]] | None = None,
+    view: int | None = None,
+) -> str:
     """The match as text a person can follow: per hand the bids, every trick with who played
-    which card and who won it, and the scores after the hand."""
+    which card and who won it, and the scores after the hand. ``draws`` adds each hand's draw
+    phase and exchanges (``arena.referee.draw_story.draw_lines``); ``view``, a seat, leaves the
+    opponent's hand out."""
     names = result.players
+    draws = draws or {}
+    draws_view = view
     lines = [
         f"Match {result.match_id}: seat 0 {names[0]} vs seat 1 {names[1]}",
         f"Seed {result.seed}, rules {result.rules.describe()}, engine {result.engine_version}, "
@@ -239,6 +248,7 @@ def render_text(result: MatchResult) -> str:
         fd = story.first_drawer
         lines.append("")
         lines.append(f"Hand {story.number} (first drawer: {names[fd]})")
+        lines.extend(draws.get(story.number, []))
         for s in (0, 1):
             if story.double_nil[s]:
                 ex = story.exchanged[s]
@@ -248,6 +258,8 @@ def render_text(result: MatchResult) -> str:
                 )
         if story.hands[0] or story.hands[1]:
             for s in (0, 1):
+                if draws_view in (0, 1) and s != draws_view:
+                    continue  # a seat's view: not the opponent's hand (it shows in the play)
                 lines.append(f"  {names[s]:<{width}} holds {format_cards(story.hands[s])}")
         if story.bids or any(story.double_nil):
             bids = [

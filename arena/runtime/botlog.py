@@ -2,6 +2,11 @@
 
 The reader never stops draining the pipe: past the cap it counts and discards, so a bot that
 floods its output never blocks on a full pipe and never fills the disk.
+
+A log is appended to, never truncated: a bot restarted into the same file (a tournament's bot
+after a crash, or on resume) keeps what its earlier runs wrote, each run capped on its own. The
+arena writes marker lines of its own into the stream (``mark``: ``[arena] StartMatch …``), so a
+reader can cut one match's lines out of a log that many matches shared.
 """
 
 from __future__ import annotations
@@ -11,11 +16,40 @@ import fcntl
 import os
 import select
 import threading
+import weakref
 from pathlib import Path
 
 DEFAULT_LOG_LIMIT = 1 << 20
 _F_SETPIPE_SZ = 1031  # Linux: a 1 MiB pipe means fewer, larger reads under a flood.
 _TAIL_BYTES = 8192
+MARK_PREFIX = "[arena] "
+"""How the arena's own lines in a bot's log begin."""
+
+_open_logs: weakref.WeakValueDictionary[Path, CappedLog] = weakref.WeakValueDictionary()
+_open_logs_lock = threading.Lock()
+
+
+def mark_log(path: Path, text: str) -> bool:
+    """Write the arena's line ``[arena] text`` into the log at ``path``: between two chunks of
+    output while the bot runs, at the end once its output has ended (a crashed bot's log gets
+    its ``EndMatch`` too). False when there is no log there any more."""
+    with _open_logs_lock:
+        log = _open_logs.get(Path(path))
+    if log is not None and log.mark(text):
+        return True
+    try:
+        with Path(path).open("rb+") as f:
+            f.seek(0, os.SEEK_END)
+            at_line_start = f.tell() == 0 or (f.seek(-1, os.SEEK_END) or f.read(1) == b"\n")
+            f.seek(0, os.SEEK_END)
+            f.write((b"" if at_line_start else b"\n") + _mark_line(text))
+    except OSError:
+        return False
+    return True
+
+
+def _mark_line(text: str) -> bytes:
+    return f"{MARK_PREFIX}{' '.join(text.split())}\n".encode()
 
 
 class CappedLog:
@@ -29,9 +63,12 @@ class CappedLog:
         self.written_bytes = 0
         self._fd = fd
         self._tail = bytearray()
+        self._line_start = True
         self._lock = threading.Lock()
         self._closing = threading.Event()
-        self._file = path.open("wb", buffering=0)
+        self._file = path.open("ab", buffering=0)
+        with _open_logs_lock:
+            _open_logs[path] = self
         with contextlib.suppress(OSError):
             fcntl.fcntl(fd, _F_SETPIPE_SZ, 1 << 20)
         self._thread = threading.Thread(target=self._run, name=f"arena-bot-log-{name}", daemon=True)
@@ -47,6 +84,19 @@ class CappedLog:
             text = self._tail.decode("utf-8", errors="replace")
         kept = [line.rstrip() for line in text.splitlines() if line.strip()]
         return "\n".join(kept[-lines:])
+
+    def mark(self, text: str) -> bool:
+        """Write the arena's own line into the log, between two chunks of the bot's output.
+
+        Markers are written even past the cap (they are small and few: two a match), and are
+        not counted as the bot's output."""
+        line = _mark_line(text)
+        with self._lock:
+            if self._file.closed:
+                return False
+            self._file.write(line if self._line_start else b"\n" + line)
+            self._line_start = True
+        return True
 
     def close(self, timeout: float = 2.0) -> None:
         """Wait up to ``timeout`` for the end of the output, then stop reading and close."""
@@ -78,7 +128,11 @@ class CappedLog:
                 self._file.write(
                     f"\n[arena] {self.dropped_bytes} more bytes of output were dropped\n".encode()
                 )
-            self._file.close()
+            with self._lock:
+                self._file.close()
+            with _open_logs_lock:
+                if _open_logs.get(self.path) is self:
+                    del _open_logs[self.path]
             os.close(self._fd)
 
     def _take(self, chunk: bytes) -> None:
@@ -91,6 +145,7 @@ class CappedLog:
                 return
             kept = chunk[:room]
             self._file.write(kept)
+            self._line_start = kept.endswith(b"\n")
             self.written_bytes += len(kept)
             if len(chunk) > room:
                 self._file.write(

@@ -76,6 +76,8 @@ def pack_directory(directory: Path, limits: ArchiveLimits | None = None) -> byte
     links, devices and sockets are refused here with a message naming them, before any upload.
     """
     root = Path(directory)
+    if not root.exists():
+        raise ArchiveError(f"{directory}: no such directory")
     if not root.is_dir():
         raise ArchiveError(f"{directory}: not a directory")
     entries: list[tuple[str, Path]] = []

@@ -53,6 +53,7 @@ class ArenaClient:
                 f"no arena server address: pass --server HOST:PORT or set {SERVER_ENV}"
             )
         self.address = address
+        self._tls = bool(tls or ca_file)
         self._token = token or None
         self._timeout = timeout
         options = [
@@ -138,6 +139,11 @@ class ArenaClient:
             self.stub.GetTournament, pb.GetTournamentRequest(id=tournament_id)
         ).tournament
 
+    def list_tournaments(self) -> list[pb.Tournament]:
+        return list(
+            self._call(self.stub.ListTournaments, pb.ListTournamentsRequest()).tournaments
+        )
+
     def watch_tournament(self, tournament_id: int) -> Iterator[pb.WatchTournamentResponse]:
         """The tournament's events until it ends (no deadline: a tournament may take hours).
 
@@ -179,6 +185,12 @@ class ArenaClient:
     def get_match(self, match_id: str) -> pb.GetMatchResponse:
         return self._call(self.stub.GetMatch, pb.GetMatchRequest(id=match_id))
 
+    def match_log(self, match_id: str, seat: int) -> pb.GetMatchLogResponse:
+        """One seat's bot log of a match (its owner's token only)."""
+        return self._call(
+            self.stub.GetMatchLog, pb.GetMatchLogRequest(match_id=match_id, seat=seat)
+        )
+
     def leaderboard(self) -> list[pb.LeaderboardEntry]:
         return list(self._call(self.stub.GetLeaderboard, pb.GetLeaderboardRequest()).entries)
 
@@ -200,6 +212,14 @@ class ArenaClient:
         code: grpc.StatusCode = exc.code()  # type: ignore[attr-defined]
         details: str = exc.details() or ""  # type: ignore[attr-defined]
         if code == grpc.StatusCode.UNAVAILABLE:
+            lowered = details.lower()
+            if self._tls and ("handshake" in lowered or "wrong_version_number" in lowered):
+                return RemoteError(
+                    f"cannot reach the arena at {self.address} over TLS: the server does not "
+                    "speak TLS (use HOST:PORT without https://, or start the server with "
+                    "--tls-cert and --tls-key)",
+                    code,
+                )
             return RemoteError(f"cannot reach the arena at {self.address}: {details}", code)
         return RemoteError(f"arena at {self.address}: {code.name}: {details}", code)
 

@@ -36,6 +36,7 @@ from arena.service.servicer import ArenaServicer, run_blocking_on
 from arena.service.submission import BotSubmissions, default_data_dir
 from arena.service.tournaments import TournamentManager
 from arena.store import Store
+from arena.tournament.botlogs import logs_root
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,8 @@ class ServerConfig:
     listen: str = DEFAULT_LISTEN
     db: str | None = None
     data_dir: Path | None = None
+    resume_tournaments: bool = True
+    """Play again, at start, the tournaments this service was playing when it stopped."""
     tls_cert: Path | None = None
     tls_key: Path | None = None
     auth_reads: bool = False
@@ -101,6 +104,8 @@ class ArenaServer:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
+        self.resumed: list[str] = []
+        """What ``start`` resumed (``TournamentManager.resume_interrupted``), for the log."""
         if (config.tls_cert is None) != (config.tls_key is None):
             raise ArenaError("TLS needs both --tls-cert and --tls-key")
         self.sandbox, self.sandbox_note = sandbox_decision(config)
@@ -128,6 +133,7 @@ class ArenaServer:
                 quotas=config.quotas,
                 sandbox=self.sandbox,
                 executor=executor,
+                logs_dir=logs_root(data_dir),
             )
             self.port = self._on_loop(self._build(config))
             self.web = None
@@ -218,6 +224,8 @@ class ArenaServer:
         self._on_loop(start())
         if self.web is not None:
             self.web.start()
+        if self.config.resume_tournaments:
+            self.resumed = self.tournaments.resume_interrupted()
 
     def stop(self) -> None:
         """Graceful shutdown: refuse new calls, let tournaments wind down, end the streams."""
@@ -272,6 +280,8 @@ def serve(config: ServerConfig) -> None:
         if server.web is not None:
             print(f"arena: web arena on {server.web.url}", file=sys.stderr, flush=True)
         print(f"arena: {server.sandbox_note}", file=sys.stderr, flush=True)
+        for line in server.resumed:
+            print(f"arena: {line}", file=sys.stderr, flush=True)
         while not stop.wait(0.5):
             pass
         print("arena: shutting down: finishing running matches", file=sys.stderr, flush=True)

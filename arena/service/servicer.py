@@ -193,6 +193,14 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
     def _get_tournament(self, tournament_id: int) -> pb.GetTournamentResponse:
         return pb.GetTournamentResponse(tournament=self._tournaments.describe(tournament_id))
 
+    async def ListTournaments(
+        self, request: pb.ListTournamentsRequest, context: aio.ServicerContext
+    ) -> pb.ListTournamentsResponse:
+        return await self._call(context, "ListTournaments", self._list_tournaments)
+
+    def _list_tournaments(self) -> pb.ListTournamentsResponse:
+        return pb.ListTournamentsResponse(tournaments=self._tournaments.list_all())
+
     async def CancelTournament(
         self, request: pb.CancelTournamentRequest, context: aio.ServicerContext
     ) -> pb.CancelTournamentResponse:
@@ -258,6 +266,32 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
 
     def _get_match(self, match_id: str, caller: Caller) -> pb.GetMatchResponse:
         return MatchView(self._store, caller).record(self._store.get_match(match_id))
+
+    async def GetMatchLog(
+        self, request: pb.GetMatchLogRequest, context: aio.ServicerContext
+    ) -> pb.GetMatchLogResponse:
+        return await self._call(context, "GetMatchLog", self._match_log, request, current_caller())
+
+    def _match_log(self, request: pb.GetMatchLogRequest, caller: Caller) -> pb.GetMatchLogResponse:
+        """A seat's bot log, for the owner of that bot only (PERMISSION_DENIED otherwise)."""
+        from arena.tournament.botlogs import read_match_log
+
+        if request.seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, got {request.seat}")
+        summary = self._store.get_match(request.match_id).summary
+        name = summary.players[request.seat].split("@", 1)[0]
+        owner = next((b for b in self._store.list_bots() if b.name == name), None)
+        if owner is None or caller.anonymous or owner.owner_token_id != caller.token_id:
+            raise NotOwnerError(
+                f"only the owner of {name} (the token that submitted it) may read its log"
+            )
+        logs = self._tournaments.logs_dir
+        text = (
+            None
+            if logs is None
+            else read_match_log(self._store, request.match_id, request.seat, data_dir=logs.parent)
+        )
+        return pb.GetMatchLogResponse(kept=text is not None, text=text or "")
 
     async def GetLeaderboard(
         self, request: pb.GetLeaderboardRequest, context: aio.ServicerContext

@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from grpc import aio
@@ -60,6 +61,7 @@ from arena.tournament import (
     run_tournament,
     tournament_standings,
 )
+from arena.tournament.botlogs import tournament_log_dir
 from arena.tournament.entrants import sample_bot_dirs
 from arena.tournament.runner import ExecutorFactory
 
@@ -160,6 +162,7 @@ class TournamentManager:
         quotas: Quotas | None = None,
         sandbox: str | None = None,
         executor: ExecutorFactory | None = None,
+        logs_dir: Path | None = None,
     ) -> None:
         self._store = store
         self.watch_max_s = watch_max_s
@@ -168,6 +171,8 @@ class TournamentManager:
         self._starting = threading.Lock()
         self._sandbox = sandbox
         self._executor = executor
+        self.logs_dir = logs_dir
+        """Where the bots' logs are kept (``arena.tournament.botlogs``); None keeps none."""
         self._max_concurrency = max_concurrency
         self._lock = threading.Lock()
         self._running: dict[int, _Running] = {}
@@ -249,19 +254,45 @@ class TournamentManager:
             rules=rules,
             deals=DealMode(deals_from_pb(request.deals) or "duplicate"),
             names_only=True,
+            origin="service",
         )
         with self._starting:  # one start at a time: the running counts below stay true
             self._check_running_quota(caller)
             tournament_id = create_tournament(self._store, settings)
-            running = _Running(tournament_id, owner_token_id=caller.token_id)
-            thread = threading.Thread(
-                target=self._run, args=(running,), name=f"tournament-{tournament_id}", daemon=True
-            )
-            running.thread = thread
-            with self._lock:
-                self._running[tournament_id] = running
+            thread = self._register(tournament_id, caller.token_id)
         thread.start()
         return tournament_id
+
+    def resume_interrupted(self) -> list[str]:
+        """Play again the tournaments this service was playing when it stopped (created here,
+        not finished, and played by nobody now); says which, for the server's log. Their owner
+        is not known after a restart: they count against no token's quota."""
+        said = []
+        for info in self._store.list_tournaments():
+            if info.config.get("origin") != "service":
+                continue
+            if info.status is not TournamentStatus.RUNNING:
+                continue
+            if self._store.tournament_player_active(info.id) or self.is_running(info.id):
+                continue
+            said.append(
+                f"resuming tournament {info.id}, interrupted when the server stopped: "
+                f"{info.games_total - info.games_done} of {info.games_total} matches left"
+            )
+            log.info("%s", said[-1])
+            self._register(info.id, None).start()
+        return said
+
+    def _register(self, tournament_id: int, owner_token_id: int | None) -> threading.Thread:
+        running = _Running(tournament_id, owner_token_id=owner_token_id)
+        thread = threading.Thread(
+            target=self._run, args=(running,), name=f"tournament-{tournament_id}", daemon=True
+        )
+        running.thread = thread
+        with self._lock:
+            self._running[tournament_id] = running
+        return thread
+        thread.start()
 
     def _check_running_quota(self, caller: Caller) -> None:
         with self._lock:
@@ -289,6 +320,11 @@ class TournamentManager:
                 record_aborted=True,
                 sandbox=self._sandbox,
                 executor=self._executor,
+                log_dir=(
+                    None
+                    if self.logs_dir is None
+                    else tournament_log_dir(self.logs_dir, running.tournament_id)
+                ),
             )
         except Exception:
             log.exception("tournament %s failed", running.tournament_id)
@@ -306,9 +342,20 @@ class TournamentManager:
         with self._lock:
             return tournament_id in self._running
 
+    def list_all(self) -> list[pb.Tournament]:
+        """Every tournament, oldest first, in the state a process playing it gives it."""
+        out = []
+        for info in self._store.list_tournaments():
+            live = self.is_running(info.id) or self._store.tournament_player_active(info.id)
+            out.append(tournament_to_pb(info, running_here=live))
+        return out
+
     def describe(self, tournament_id: int) -> pb.Tournament:
         """The tournament as stored, with its standings."""
-        running = self.is_running(tournament_id)
+        # Played here, or by another process holding its lock (a local `arena tournament resume`).
+        running = self.is_running(tournament_id) or self._store.tournament_player_active(
+            tournament_id
+        )
         info, _, standings = tournament_standings(self._store, tournament_id)
         msg = tournament_to_pb(info, running_here=running)
         msg.standings.CopyFrom(standings_to_pb(standings))
@@ -347,6 +394,10 @@ class TournamentManager:
                 with self._lock:
                     running = self._running.get(tournament_id)
                 wake.clear()
+                # Another process playing it (a local resume) is followed by reading the store.
+                external = running is None and await run_blocking(
+                    self._store.tournament_player_active, tournament_id
+                )
                 # Read after checking: once the runner is gone, this read holds every result.
                 if running is not None and running.version == seen_version:
                     matches = []  # nothing changed since the last read
@@ -361,11 +412,11 @@ class TournamentManager:
                     sent.add(m.match_id)
                     if m.termination is not Termination.ABORTED:
                         done += 1
-                    snapshot = tournament_to_pb(info, running_here=running is not None)
+                    snapshot = tournament_to_pb(info, running_here=running is not None or external)
                     snapshot.matches_done = min(done, info.games_done)
                     first = False
                     yield pb.WatchTournamentResponse(tournament=snapshot, match=msg)
-                if running is None:
+                if running is None and not external:
                     final = await run_blocking(self.describe, tournament_id)
                     yield pb.WatchTournamentResponse(tournament=final)
                     return

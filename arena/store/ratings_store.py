@@ -110,11 +110,24 @@ class RatingsMixin(StoreCore):
                 .on_conflict_do_nothing(index_elements=["key"])
             )
 
-    def _check_rating_settings(self, s: Session) -> None:
+    def effective_rating_config(self) -> RatingConfig:
+        """The settings the stored ratings follow: those stored in the database (what every
+        rated match so far was computed with), not the shell's ``ARENA_TRUESKILL_*``."""
+        stored = self.rating_settings()
+        return self.rating_config if stored is None else stored
+
+    def check_rating_settings(self) -> None:
+        """Refuse, before any match is played, to rate under settings other than the stored
+        ones (``StoreError`` saying how to recompute or restore them)."""
+        with self._read() as s:
+            self._check_rating_settings(s, write=False)
+
+    def _check_rating_settings(self, s: Session, *, write: bool = True) -> None:
         row = s.get(Setting, RATING_SETTINGS_KEY, populate_existing=True)
         stored = None if row is None else RatingConfig.from_dict(row.value)
         if stored is None:
-            self._write_rating_settings(s)
+            if write:
+                self._write_rating_settings(s)
         elif stored != self.rating_config:
             raise StoreError(
                 f"the ratings in {self.url} were computed with TrueSkill {stored.describe()}, "

@@ -115,6 +115,10 @@ class TournamentStatus(enum.Enum):
     FINISHED = "finished"
     """Every scheduled game was recorded (set by the store with the last one)."""
     CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+    """Never stored: how a ``running`` tournament that no process plays now is shown (its
+    runner died or was stopped; ``arena tournament resume`` finishes it). See
+    ``Store.live_status``."""
 
 
 class GameStatus(enum.Enum):

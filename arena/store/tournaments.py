@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import os
@@ -124,13 +125,11 @@ class TournamentsMixin(StoreCore):
                     conn.execute(text("SELECT pg_advisory_unlock(:space, :id)"), key)
                     conn.commit()
             return
-        database = self._engine.url.database
-        if not database or database == ":memory:":
+        path = self._sqlite_lock_path(tournament_id)
+        if path is None:
             yield  # one connection, one process: nothing else can play it
             return
-        folder = Path(f"{database}.locks")
-        folder.mkdir(exist_ok=True)
-        fd = os.open(folder / f"tournament-{tournament_id}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -139,6 +138,55 @@ class TournamentsMixin(StoreCore):
             yield
         finally:
             os.close(fd)
+
+    def _sqlite_lock_path(self, tournament_id: int) -> Path | None:
+        """The lock file of a SQLite database's tournament, named from the database file itself
+        (its real path, device and inode), so a symlink or another spelling of the path to the
+        same file finds the same lock. None for an in-memory database."""
+        database = self._engine.url.database
+        if not database or database == ":memory:":
+            return None
+        real = Path(os.path.realpath(database))
+        try:
+            st = real.stat()
+            key = f"{st.st_dev}-{st.st_ino}"
+        except OSError:
+            key = "new"
+        folder = Path(f"{real}.locks")
+        folder.mkdir(exist_ok=True)
+        return folder / f"tournament-{tournament_id}-{key}.lock"
+
+    def tournament_player_active(self, tournament_id: int) -> bool:
+        """Whether a process (this one included) holds the tournament's player lock now: a
+        ``running`` tournament nobody plays was interrupted (its runner died or was stopped)."""
+        if self.dialect == "postgresql":
+            with self._errors(), self._engine.connect() as conn:
+                held = conn.execute(
+                    text(
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+                        "AND classid = :space AND objid = :id AND granted"
+                    ),
+                    {"space": PG_TOURNAMENT_LOCK, "id": tournament_id},
+                ).scalar()
+            return bool(held)
+        path = self._sqlite_lock_path(tournament_id)
+        if path is None:
+            return False
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)  # closing drops a lock taken here
+        return False
+
+    def live_status(self, info: TournamentInfo) -> TournamentInfo:
+        """``info`` as it is now: a ``running`` tournament whose player lock nobody holds is
+        ``interrupted``; the same words in the CLI, its --json, the docs and the proto."""
+        if info.status is TournamentStatus.RUNNING and not self.tournament_player_active(info.id):
+            return dataclasses.replace(info, status=TournamentStatus.INTERRUPTED)
+        return info
 
     def pending_games(self, tournament_id: int) -> list[TournamentGameInfo]:
         return self.tournament_games(tournament_id, status=GameStatus.PENDING)

@@ -99,7 +99,7 @@ def resolve_entrant(store: Store, spec: str, *, names_only: bool = False) -> Ent
     if not names_only and path.is_dir():
         return register_directory(store, path)
     if "/" in spec or spec.startswith("."):
-        raise ArenaError(f"bot directory {spec} does not exist")
+        raise ArenaError(f"{spec}: no such directory")
     try:
         v = store.get_bot_version(spec)
     except NotFoundError:

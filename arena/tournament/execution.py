@@ -15,9 +15,11 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from arena.referee import MatchResult, play_match, unplayed_result
+from arena.tournament.botlogs import mark_end, mark_start
 from arena.tournament.workers import BotPool
 
 
@@ -96,15 +98,22 @@ def play_game(
             names, seed=seed, forfeit_seat=failed[0] if len(failed) == 1 else None,
             detail=detail, rules=config.rules, match_id=mid,
         )
-    return play_match(
-        (conns[0], conns[1]),
-        seed=seed,
-        rules=config.rules,
-        clock=config.clock,
-        policy=config.policy,
-        match_id=mid,
-        stop=abort,
-    )
+    bots = (conns[0], conns[1])
+    mark_start(bots, mid)  # a line in each bot's log: which match its next lines belong to
+    result = None
+    try:
+        result = play_match(
+            bots,
+            seed=seed,
+            rules=config.rules,
+            clock=config.clock,
+            policy=config.policy,
+            match_id=mid,
+            stop=abort,
+        )
+    finally:
+        mark_end(bots, mid, result)
+    return result
 
 
 class LocalExecutor:
@@ -120,8 +129,10 @@ class LocalExecutor:
         stop: threading.Event,
         start_bot: Callable[..., Any] | None = None,
         sandbox: str | None = None,
+        log_dir: Path | None = None,
     ) -> None:
         self._k = concurrency
+        self._log_dir = log_dir
         self._stop = stop
         self._start_bot = start_bot
         self._sandbox = sandbox
@@ -140,7 +151,7 @@ class LocalExecutor:
         self._config, self._abort = config, abort
         self._pool = BotPool(
             config.entrants, bot_seed=config.bot_seed, start_bot=self._start_bot,
-            sandbox=self._sandbox, cancel=self._cancel,
+            sandbox=self._sandbox, cancel=self._cancel, log_dir=self._log_dir,
         )  # fmt: skip
         self._pool.start(needed)
         return {}

@@ -20,7 +20,6 @@ from rich.progress import (
     Task,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.text import Text
 
@@ -66,6 +65,31 @@ class _RateColumn(ProgressColumn):
         return Text("" if speed is None else f"{speed:.1f} matches/s", style="progress.data.speed")
 
 
+def time_left(task: Task, now: float) -> float | None:
+    """Seconds left, counted down between match ends: the time the remaining matches take at
+    this run's rate, less the time since the last one ended (rich's own estimate stands still
+    until the next match ends). None before the first match of this run has ended."""
+    done = task.completed - task.fields.get("start_done", 0)
+    start = task.start_time
+    last = task.fields.get("last_end")
+    if task.total is None or done <= 0 or start is None or last is None:
+        return None
+    per_match = (last - start) / done
+    return max(0.0, (task.total - task.completed) * per_match - (now - last))
+
+
+class _CountdownColumn(ProgressColumn):
+    max_refresh = 0.5
+
+    def render(self, task: Task) -> Text:
+        left = time_left(task, task.get_time())
+        if left is None:
+            return Text("-:--:-- left", style="progress.remaining")
+        m, sec = divmod(int(left + 0.999), 60)
+        h, m = divmod(m, 60)
+        return Text(f"{h}:{m:02d}:{sec:02d} left", style="progress.remaining")
+
+
 class _FaultProgress(Progress):
     """A progress bar with one more line under it: the faults so far."""
 
@@ -83,16 +107,14 @@ class TerminalReporter:
         self._bots: list[str] = []
         self._faults: dict[int, int] = {}
         self._forfeits: dict[int, int] = {}
+        # At most 80 columns: "tournament 12 ━━━━ 120/360 1.2 matches/s 0:01:40 0:03:20 left".
         self._progress = _FaultProgress(
             TextColumn("[bold]tournament {task.fields[tid]}"),
-            BarColumn(),
+            BarColumn(bar_width=14),
             MofNCompleteColumn(),
-            TextColumn("matches"),
             _RateColumn(),
             TimeElapsedColumn(),
-            TextColumn("elapsed,"),
-            TimeRemainingColumn(),
-            TextColumn("left"),
+            _CountdownColumn(),
             console=self._console,
             transient=False,
         )
@@ -105,6 +127,7 @@ class TerminalReporter:
         )
         # The rate and time left should reflect this run, not matches played before a resume.
         self._progress.reset(self._task, total=total, completed=done)
+        self._progress.update(self._task, start_done=done, last_end=None)
         self._progress.start()
 
     def bot_failed(self, bot: str, reason: str) -> None:
@@ -127,6 +150,7 @@ class TerminalReporter:
             ]
             self._progress.fault_line = Text("faults  " + "  |  ".join(parts), style="yellow")
         self._progress.advance(self._task)
+        self._progress.update(self._task, last_end=self._progress.get_time())
 
     def stop(self) -> None:
         self._progress.stop()

@@ -18,12 +18,14 @@ id, so a bot that seeds itself from the match id plays it as it would have.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
@@ -77,6 +79,9 @@ class TournamentSettings:
     """Take ``bots`` as bot names only, never as directories (names sent to a server)."""
     compare: CompareSpec | None = None
     """A comparison of two bots (``arena compare``): ``games`` is then ``max_pairs``."""
+    origin: str = "local"
+    """Who plays it: ``local`` (the CLI) or ``service`` (a server resumes its own after a
+    restart)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,7 @@ class TournamentConfig:
     """Given to every bot as ``ARENA_BOT_SEED``: seeded bots repeat themselves run after run."""
     compare: CompareSpec | None = None
     """Set for a comparison (tournament kind ``compare``): its stop rule."""
+    origin: str = "local"
 
     @property
     def kind(self) -> str:
@@ -116,6 +122,7 @@ class TournamentConfig:
             "rules": self.rules.to_dict(),
             "deals": self.deals.value,
             "bot_seed": self.bot_seed,
+            "origin": self.origin,
             **extra,
         }
 
@@ -136,6 +143,7 @@ class TournamentConfig:
             deals=DealMode(data["deals"]),
             bot_seed=int(data["bot_seed"]),
             compare=CompareSpec.from_dict(data["compare"]) if data.get("compare") else None,
+            origin=str(data.get("origin", "local")),
         )
 
     @property
@@ -191,6 +199,7 @@ def create_tournament_of(
         deals=settings.deals,
         bot_seed=deal_seed(seed, "bots") % 2**31,
         compare=settings.compare,
+        origin=settings.origin,
     )
     schedule = build_schedule(len(entrants), settings.games, seed, settings.deals)
     entries = [
@@ -216,12 +225,20 @@ def load_config(store: Store, tournament_id: int) -> tuple[TournamentInfo, Tourn
 
 
 def match_id(tournament_id: int, ordinal: int, attempt: int = 0) -> str:
-    """``t12-g34``: the same for a game however often the arena is restarted.
+    """``t12-g34``: the same for a game however often the arena is restarted, and the id its
+    bots see on every attempt (a bot seeded from the match id plays it as it would have).
 
-    A further attempt gets ``-rN`` only when an earlier attempt of the game was recorded as
-    aborted (by a server that shut down), since match ids are unique in the store."""
+    An attempt cut short by a server shutting down is recorded as aborted under
+    ``aborted_match_id`` (``t12-g34-a1``…), so the game's own id stays free for its result. (A
+    database written before that kept an aborted attempt under the game's id; its next attempts
+    are ``-rN``, as they were then.)"""
     base = f"t{tournament_id}-g{ordinal}"
     return base if attempt == 0 else f"{base}-r{attempt}"
+
+
+def aborted_match_id(mid: str, attempt: int) -> str:
+    """The id an aborted attempt is recorded under: ``t12-g34-a1`` for the first."""
+    return f"{mid}-a{attempt}"
 
 
 def run_tournament(
@@ -236,6 +253,7 @@ def run_tournament(
     record_aborted: bool = False,
     sandbox: str | None = None,
     executor: ExecutorFactory | None = None,
+    log_dir: Path | None = None,
 ) -> Standings:
     """Play every pending game of the tournament, K at a time; return its standings.
 
@@ -245,7 +263,8 @@ def run_tournament(
     ``abort`` as ABORTED records (unrated; the game stays pending), as a shutting-down server
     does. ``sandbox`` (auto, on, off; default ``$ARENA_SANDBOX`` or auto) is how the bots run
     (``arena.sandbox``). ``executor`` plays the matches elsewhere (``arena.distributed``); by
-    default they are played here, on K threads.
+    default they are played here, on K threads. ``log_dir`` keeps each bot's log there, one
+    folder per bot (``arena.tournament.botlogs``); without it the logs go away with the bots.
     """
     reporter = reporter or QuietReporter()
     info, config = load_config(store, tournament_id)
@@ -263,9 +282,10 @@ def run_tournament(
                 stop = stop or threading.Event()
                 reporter = _StopWhenDecided(reporter, test, stop)
         if pending:
+            store.check_rating_settings()  # a mismatch refused before play, not after it
             _play(
                 store, info, config, pending, k, reporter, stop, abort, start_bot,
-                record_aborted, sandbox, executor,
+                record_aborted, sandbox, executor, log_dir,
             )  # fmt: skip
         if (
             config.compare is not None
@@ -332,6 +352,7 @@ def _play(
     record_aborted: bool = False,
     sandbox: str | None = None,
     executor: ExecutorFactory | None = None,
+    log_dir: Path | None = None,
 ) -> None:
     stop = stop or threading.Event()
     abort = abort or threading.Event()
@@ -340,9 +361,14 @@ def _play(
     for i in needed:
         check_unchanged(config.entrants[i])
     attempts = _aborted_attempts(store, info.id)
+    taken = {m.match_id for m in store.list_matches(tournament_id=info.id)}
+
+    taken = {m.match_id for m in store.list_matches(tournament_id=info.id)}
 
     def job(game: TournamentGameInfo) -> MatchJob:
-        mid = match_id(info.id, game.ordinal, attempts.get(game.id, 0))
+        mid = match_id(info.id, game.ordinal)
+        if mid in taken:  # an aborted attempt recorded under the game's id (an older arena)
+            mid = match_id(info.id, game.ordinal, attempts.get(game.id, 0))
         return MatchJob(mid, seats_of[game.ordinal], game.seed)
 
     def playable(game: TournamentGameInfo) -> bool:
@@ -354,7 +380,7 @@ def _play(
 
     if executor is None:
         ex: MatchExecutor = LocalExecutor(
-            concurrency, stop=stop, start_bot=start_bot, sandbox=sandbox
+            concurrency, stop=stop, start_bot=start_bot, sandbox=sandbox, log_dir=log_dir
         )
     else:
         ex = executor(concurrency, stop)
@@ -412,6 +438,10 @@ def _record(
 ) -> None:
     if result.termination is Termination.ABORTED and abort.is_set() and not record_aborted:
         return  # cut short by the arena: not a result; the game stays pending
+    if result.termination is Termination.ABORTED:
+        # Kept under an id of its own: the game's id is for its result, on any attempt.
+        n = 1 + _aborted_attempts(store, game.tournament_id).get(game.id, 0)
+        result = dataclasses.replace(result, match_id=aborted_match_id(result.match_id, n))
     try:
         recorded = store.record_match(
             result,
@@ -483,5 +513,7 @@ def tournament_standings(
     """The tournament as stored: its info, config and standings (ratings in schedule order)."""
     info, config, records, total = tournament_records(store, tournament_id)
     bots = [(e.name, e.version) for e in config.entrants]
-    standings = compute_standings(bots, records, Rater(store.rating_config), total=total)
+    # The stored settings, which the ratings were computed with, not the shell's variables.
+    rater = Rater(store.effective_rating_config())
+    standings = compute_standings(bots, records, rater, total=total)
     return info, config, standings

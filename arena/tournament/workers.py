@@ -65,6 +65,15 @@ class SeatBot:
         """How the process ended in words, a memory kill included (``RunningBot``)."""
         return getattr(self._bot, "exit_description", None)
 
+    def log_path(self) -> Path | None:
+        """The bot's log file, when the runtime keeps one (a remote bot has none)."""
+        return getattr(self._bot, "log_path", None)
+
+    def log_tail(self, lines: int = 10) -> str:
+        """The last lines of the bot's output (a crash's recorded reason carries them)."""
+        tail = getattr(self._bot, "log_tail", None)
+        return str(tail(lines)) if callable(tail) else ""
+
 
 class BotPool:
     """The bot processes of one run. Each bot starts on a thread of its own as soon as the pool
@@ -84,8 +93,10 @@ class BotPool:
         max_restarts: int = MAX_RESTARTS,
         sandbox: str | None = None,
         cancel: threading.Event | None = None,
+        log_dir: Path | None = None,
     ) -> None:
         self._entrants = entrants
+        self._log_dir = log_dir
         self._bot_seed = bot_seed
         self._start_bot = start_bot
         self._max_restarts = max_restarts
@@ -135,9 +146,13 @@ class BotPool:
         # Seeded bots (ARENA_BOT_SEED) then repeat their choices run after run; a manifest
         # that sets the variable itself keeps its own value.
         env = {BOT_SEED_ENV: str(self._bot_seed), **manifest.env}
-        return (self._start_bot or start_bot)(
-            dataclasses.replace(manifest, env=env), sandbox=self._sandbox, cancel=self._cancel
-        )
+        kwargs: dict[str, Any] = {"sandbox": self._sandbox, "cancel": self._cancel}
+        if self._log_dir is not None:
+            # One folder per entrant: two versions of one bot share a manifest name.
+            from arena.tournament.botlogs import entrant_log_dir
+
+            kwargs["log_dir"] = entrant_log_dir(self._log_dir, self._entrants[i].name)
+        return (self._start_bot or start_bot)(dataclasses.replace(manifest, env=env), **kwargs)
 
     def _start_locked(self, i: int) -> str | None:
         """Start bot ``i`` (its lock held); the reason it failed, or None."""

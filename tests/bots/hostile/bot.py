@@ -101,6 +101,7 @@ def _misbehave(context: grpc.ServicerContext, request: Any) -> bytes | None:
     elif MODE == "unavailable":
         context.abort(grpc.StatusCode.UNAVAILABLE, "hostile bot: busy, try later")
     elif MODE == "crash":
+        print("hostile bot: crashing on purpose", file=sys.stderr, flush=True)
         os._exit(3)
     elif MODE == "garbage":
         return b"\xff\xff\xff\xff"

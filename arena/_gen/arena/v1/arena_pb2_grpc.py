@@ -60,6 +60,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.GetTournamentRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.GetTournamentResponse.FromString,
                 _registered_method=True)
+        self.ListTournaments = channel.unary_unary(
+                '/arena.v1.ArenaService/ListTournaments',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
+                _registered_method=True)
         self.WatchTournament = channel.unary_stream(
                 '/arena.v1.ArenaService/WatchTournament',
                 request_serializer=arena_dot_v1_dot_arena__pb2.WatchTournamentRequest.SerializeToString,
@@ -89,6 +94,11 @@ class ArenaServiceStub:
                 '/arena.v1.ArenaService/GetLadderStatus',
                 request_serializer=arena_dot_v1_dot_arena__pb2.GetLadderStatusRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.GetLadderStatusResponse.FromString,
+                _registered_method=True)
+        self.GetMatchLog = channel.unary_unary(
+                '/arena.v1.ArenaService/GetMatchLog',
+                request_serializer=arena_dot_v1_dot_arena__pb2.GetMatchLogRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.GetMatchLogResponse.FromString,
                 _registered_method=True)
 
 
@@ -130,6 +140,14 @@ class ArenaServiceServicer:
 
     def GetTournament(self, request, context):
         """GetTournament returns a tournament's settings and progress.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTournaments(self, request, context):
+        """ListTournaments lists every tournament, oldest first, with its state and progress (no
+        standings: GetTournament has them).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -181,6 +199,15 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetMatchLog(self, request, context):
+        """GetMatchLog returns what one seat's bot wrote (stdout and stderr) during a match. Only the
+        owner of that seat's bot (the token that submitted it) may read it: PERMISSION_DENIED
+        otherwise.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -208,6 +235,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetTournament,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.GetTournamentRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.GetTournamentResponse.SerializeToString,
+            ),
+            'ListTournaments': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTournaments,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.SerializeToString,
             ),
             'WatchTournament': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchTournament,
@@ -238,6 +270,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.GetLadderStatus,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.GetLadderStatusRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.GetLadderStatusResponse.SerializeToString,
+            ),
+            'GetMatchLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetMatchLog,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.GetMatchLogRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.GetMatchLogResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -376,6 +413,33 @@ class ArenaService:
             '/arena.v1.ArenaService/GetTournament',
             arena_dot_v1_dot_arena__pb2.GetTournamentRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.GetTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTournaments(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ListTournaments',
+            arena_dot_v1_dot_arena__pb2.ListTournamentsRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.ListTournamentsResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -538,6 +602,33 @@ class ArenaService:
             '/arena.v1.ArenaService/GetLadderStatus',
             arena_dot_v1_dot_arena__pb2.GetLadderStatusRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.GetLadderStatusResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetMatchLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/GetMatchLog',
+            arena_dot_v1_dot_arena__pb2.GetMatchLogRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.GetMatchLogResponse.FromString,
             options,
             channel_credentials,
             insecure,

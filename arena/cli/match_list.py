@@ -1,0 +1,114 @@
+"""``arena match list``: find recorded matches by bot, by tournament, or those with faults.
+
+Each line gives what a later command needs: the match id (``arena replay ID``, ``arena match
+logs ID --seat N``), the two seats (seat 0 first), the result and, for a forfeit or a fault, the
+recorded reason.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+
+
+def _result_text(row: dict[str, Any]) -> str:
+    if row["winner"] is None:
+        if row["termination"] == "aborted":
+            return "aborted"
+        return "no winner" if row["termination"].startswith("forfeit_") else "draw"
+    return f"seat {row['winner']} won"
+
+
+def match_row(m: Any) -> dict[str, Any]:
+    """One recorded match (a ``MatchSummary``) as ``--json`` gives it."""
+    return {
+        "match_id": m.match_id,
+        "sequence": m.sequence,
+        "tournament_id": m.tournament_id,
+        "seats": list(m.players),
+        "winner": m.winner,
+        "scores": list(m.scores),
+        "hands_played": m.hands_played,
+        "termination": m.termination.value,
+        "faults": list(m.faults),
+        "rated": m.rated,
+        "reason": m.detail,
+        "seed": m.seed,
+        "finished_at": m.finished_at.isoformat(timespec="seconds"),
+    }
+
+
+def has_fault(row: dict[str, Any]) -> bool:
+    return str(row["termination"]).startswith("forfeit_") or any(row["faults"])
+
+
+def print_matches(rows: list[dict[str, Any]], *, faults: bool, as_json: bool) -> None:
+    """The rows (``match_row``'s), as ``arena match list`` prints them locally or remotely."""
+    if faults:
+        rows = [r for r in rows if has_fault(r)]
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        typer.echo("no matches recorded" + (" with faults" if faults else ""))
+        return
+    for r in rows:
+        a, b = r["seats"]
+        typer.echo(
+            f"{r['match_id']}  {a} vs {b}  {r['scores'][0]} to {r['scores'][1]}  "
+            f"{_result_text(r)}  {r['termination']}"
+            + ("" if r["rated"] is not False else "  (not rated)")
+        )
+        if has_fault(r) and r["reason"]:
+            typer.echo(f"    reason: {r['reason']}")
+
+
+def list_matches(
+    bot: Annotated[
+        str | None, typer.Option("--bot", help="Only matches this bot (any version) played.")
+    ] = None,
+    tournament: Annotated[
+        int | None, typer.Option("--tournament", help="Only the matches of this tournament.")
+    ] = None,
+    faults: Annotated[
+        bool, typer.Option("--faults", help="Only forfeits and matches with a fault.")
+    ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", help="At most N matches, the newest.", show_default=False),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
+    db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
+) -> None:
+    """Recorded matches, oldest first: id, seats, result, and the reason of a forfeit."""
+    if server:
+        from arena.cli import remote_logs
+
+        rows = remote_logs.list_matches(
+            server, token, tournament_id=tournament, bot=bot, ca_file=ca_file
+        )
+    else:
+        rows = [match_row(m) for m in _local(db, bot, tournament)]
+    if limit is not None:
+        rows = [r for r in rows if not faults or has_fault(r)]
+        rows = rows[-limit:] if limit > 0 else []
+    print_matches(rows, faults=faults, as_json=as_json)
+
+
+def _local(db: str | None, bot: str | None, tournament: int | None) -> list[Any]:
+    from arena.store import Store
+
+    with Store.open(db) as store:
+        if tournament is not None:
+            store.get_tournament(tournament)  # an unknown id is an error, not an empty list
+        if bot is not None and "@" in bot:
+            version = store.get_bot_version(bot).id
+            return store.list_matches(tournament_id=tournament, bot_version_id=version)
+        return store.list_matches(tournament_id=tournament, bot=bot)

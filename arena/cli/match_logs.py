@@ -1,0 +1,56 @@
+"""``arena match logs MATCH_ID --seat N``: what a bot wrote (stdout and stderr) during a match.
+
+For a tournament match, the lines between the arena's ``StartMatch``/``EndMatch`` markers in the
+bot's tournament log (lines of other matches the bot played at the same moment may interleave);
+for an ``arena match``, the seat's whole log. See ``arena.tournament.botlogs``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+from arena.errors import ArenaError
+
+SeatOption = Annotated[int, typer.Option("--seat", help="The seat: 0 or 1.")]
+
+
+def logs(
+    match_id: Annotated[str, typer.Argument(help="The match id (`arena match list` shows them).")],
+    seat: SeatOption = 0,
+    log_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--log-dir",
+            help="The --log-dir the match (or its tournament) was played with.",
+            show_default=False,
+        ),
+    ] = None,
+    db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
+) -> None:
+    """Print seat N's log of a recorded match."""
+    if seat not in (0, 1):
+        raise typer.BadParameter(f"must be 0 or 1, got {seat}", param_hint="--seat")
+    if server:
+        from arena.cli import remote_logs
+
+        typer.echo(remote_logs.match_log(server, token, match_id, seat, ca_file=ca_file), nl=False)
+        return
+    from arena.service.submission import default_data_dir
+    from arena.store import Store
+    from arena.tournament.botlogs import read_match_log
+
+    with Store.open(db) as store:
+        text = read_match_log(store, match_id, seat, data_dir=default_data_dir(db), log_dir=log_dir)
+    if text is None:
+        raise ArenaError(
+            f"no log kept of seat {seat} of match {match_id} (it was played with --no-record "
+            "or another --log-dir, or its logs were removed)"
+        )
+    typer.echo(text, nl=False)
