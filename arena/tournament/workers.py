@@ -65,6 +65,7 @@ class SeatBot:
         """How the process ended in words, a memory kill included (``RunningBot``)."""
         return getattr(self._bot, "exit_description", None)
 
+    @property
     def log_path(self) -> Path | None:
         """The bot's log file, when the runtime keeps one (a remote bot has none)."""
         return getattr(self._bot, "log_path", None)
@@ -124,7 +125,8 @@ class BotPool:
             if self._copies is None:
                 self._copies = Path(tempfile.mkdtemp(prefix="arena-bots-"))
             entrant = self._entrants[i]
-            target = self._copies / f"{entrant.name}-{entrant.content_hash[:12]}"
+            # The entrant's index too: a bot compared with itself is two entrants of one content.
+            target = self._copies / f"{i}-{entrant.name}-{entrant.content_hash[:12]}"
             try:
                 shutil.copytree(entrant.source, target, symlinks=True)
             except (OSError, shutil.Error) as exc:
