@@ -125,6 +125,28 @@ def serve(
     ray_worker_cpus: Annotated[
         float, typer.Option("--ray-worker-cpus", help="With --ray: CPUs of a node per worker.")
     ] = 2.0,
+    ladder: Annotated[
+        bool,
+        typer.Option(
+            "--ladder",
+            help="Run the ladder: the server schedules rated duplicate pairs itself, new and "
+            "uncertain bots first (docs/ladder.md).",
+        ),
+    ] = False,
+    ladder_concurrency: Annotated[
+        int, typer.Option("--ladder-concurrency", help="With --ladder: pairs played at once.")
+    ] = 1,
+    ladder_daily_budget: Annotated[
+        int | None,
+        typer.Option("--ladder-daily-budget", help="With --ladder: at most N matches a day."),
+    ] = None,
+    ladder_bots: Annotated[
+        str | None,
+        typer.Option(
+            "--ladder-bots",
+            help="With --ladder: comma-separated bot names (default: every registered bot).",
+        ),
+    ] = None,
     web: Annotated[
         str | None,
         typer.Option(
@@ -141,6 +163,7 @@ def serve(
     on, so grpcurl or `buf curl` can list and call the service. SIGTERM shuts down gracefully.
     """
     from arena.errors import ArenaError
+    from arena.ladder import LadderSettings
     from arena.service.server import ServerConfig
     from arena.service.server import serve as run
 
@@ -190,5 +213,14 @@ def serve(
             ray=ray,
             ray_worker_cpus=ray_worker_cpus,
             web_listen=web,
+            ladder=(
+                LadderSettings(
+                    concurrency=ladder_concurrency,
+                    daily_budget=ladder_daily_budget,
+                    bots=tuple(b.strip() for b in (ladder_bots or "").split(",") if b.strip()),
+                )
+                if ladder
+                else None
+            ),
         )
     )

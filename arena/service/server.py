@@ -11,6 +11,7 @@ or not at all (the store writes a match and its rating update in one transaction
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import signal
 import sys
@@ -28,6 +29,7 @@ from grpc_reflection.v1alpha import reflection
 
 from arena._gen.arena.v1 import arena_pb2, arena_pb2_grpc
 from arena.errors import ArenaError
+from arena.ladder import Ladder, LadderSettings
 from arena.service.archive import ArchiveLimits
 from arena.service.auth import Caller, TokenAuthInterceptor, caller_of
 from arena.service.limits import ServiceLimits, StreamLimitInterceptor, transport_options
@@ -71,6 +73,8 @@ class ServerConfig:
     ray: str | None = None
     """Play tournaments' matches on the Ray cluster at this address (``arena.distributed``)."""
     ray_worker_cpus: float = 2.0
+    ladder: LadderSettings | None = None
+    """Run the ladder (``arena.ladder``): rated pairs scheduled by the server itself."""
 
 
 def sandbox_decision(config: ServerConfig) -> tuple[str, str]:
@@ -136,6 +140,15 @@ class ArenaServer:
                 logs_dir=logs_root(data_dir),
             )
             self.port = self._on_loop(self._build(config))
+            self.ladder: Ladder | None = None
+            self._ladder_stop = threading.Event()
+            self._ladder_thread: threading.Thread | None = None
+            if config.ladder is not None:
+                self.ladder = Ladder(
+                    self.store,
+                    dataclasses.replace(config.ladder, sandbox=self.sandbox),
+                    executor=executor,
+                )
             self.web = None
             if config.web_listen is not None:
                 from arena.web import WebServer
@@ -226,18 +239,33 @@ class ArenaServer:
             self.web.start()
         if self.config.resume_tournaments:
             self.resumed = self.tournaments.resume_interrupted()
+        if self.ladder is not None:
+            self._ladder_thread = threading.Thread(
+                target=self._run_ladder, name="ladder", daemon=True
+            )
+            self._ladder_thread.start()
+
+    def _run_ladder(self) -> None:
+        assert self.ladder is not None
+        try:
+            self.ladder.run(self._ladder_stop)
+        except Exception:
+            log.exception("the ladder stopped on an error; the service goes on")
 
     def stop(self) -> None:
         """Graceful shutdown: refuse new calls, let tournaments wind down, end the streams."""
         if self._stopped.is_set():
             return
         self._stopped.set()
+        self._ladder_stop.set()  # its matches in play end; their games stay pending, resumed
         self._on_loop(self.health.enter_graceful_shutdown())
         done = asyncio.run_coroutine_threadsafe(
             self._server.stop(grace=self.config.shutdown_grace_s + 10), self._loop
         )
         self.tournaments.shutdown(grace_s=self.config.shutdown_grace_s)
         done.result()
+        if self._ladder_thread is not None:
+            self._ladder_thread.join()
         self._close_loop()
         if self.web is not None:
             self.web.stop()
