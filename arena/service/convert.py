@@ -3,6 +3,7 @@ remote CLI turns the messages back into the same values its local commands print
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -317,11 +318,11 @@ def leaderboard_row_from_pb(entry: pb.LeaderboardEntry) -> LeaderboardRow:
     )
 
 
-def ladder_status_to_pb(status: dict[str, Any]) -> pb.GetLadderStatusResponse:
+def ladder_status_to_pb(
+    status: dict[str, Any], public_detail: Callable[[str], str]
+) -> pb.GetLadderStatusResponse:
     """The ladder's published status (``arena.ladder``) as the service shows it to anyone: a
-    pause's reason without the bot's own output (``visibility.public_detail``)."""
-    from arena.service.visibility import public_detail
-
+    pause's reason through ``public_detail`` (``visibility``: without the bot's own output)."""
     return pb.GetLadderStatusResponse(
         updated_at=str(status.get("updated_at", "")),
         pairs_scheduled=int(status.get("pairs_scheduled", 0)),

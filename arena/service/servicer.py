@@ -34,7 +34,7 @@ from arena.service.convert import (
 from arena.service.policy import PolicyError, QuotaError, check_bot_name
 from arena.service.submission import BotSubmissions
 from arena.service.tournaments import ShuttingDownError, TournamentManager
-from arena.service.visibility import MatchView, SealedError
+from arena.service.visibility import MatchView, SealedError, public_detail
 from arena.store import NotFoundError, NotOwnerError, Store
 from arena.tournament.entrants import sample_bot_dirs
 
@@ -312,7 +312,7 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         status = self._store.ladder_status()
         if status is None:
             raise NotFoundError("no ladder has run on this server (arena serve --ladder)")
-        return ladder_status_to_pb(status)
+        return ladder_status_to_pb(status, public_detail)
 
 
 MAX_PAGE_OFFSET = 10_000_000

@@ -43,6 +43,7 @@ from arena.ratings import INTERVAL_Z, conservative_score
 from arena.referee.replay import ReplayError, hands_of
 from arena.rules import ENGINE_VERSION
 from arena.rules.cards import card_name
+from arena.service.visibility import public_detail
 from arena.store import MatchSummary, NotFoundError, Store, StoreError
 from arena.tournament import tournament_standings
 from arena.tournament.runner import load_config
@@ -159,7 +160,8 @@ def match_row(m: MatchSummary, version_ids: set[int] | None = None) -> dict[str,
         "hands": m.hands_played,
         "termination": m.termination.value,
         "termination_text": termination_text(m.termination.value),
-        "detail": m.detail,
+        # What happened, without the bot's own output: that is its owner's (the logs page).
+        "detail": public_detail(m.detail),
         "faults": list(m.faults),
         "rated": m.rated,
         "me": me,
