@@ -157,3 +157,18 @@ def test_runs_sharing_stop_and_abort_events_leave_them_unset(sqlite_url: str) ->
             run_tournament(store, tid, stop=stop, abort=abort)
             assert not abort.is_set() and not stop.is_set()
             assert store.get_tournament(tid).games_done == 2
+
+
+def test_the_web_bot_page_marks_its_ladder_matches(sqlite_url: str) -> None:
+    from starlette.testclient import TestClient
+
+    from arena.web.app import create_app
+
+    with Store.open(sqlite_url) as store:
+        register_directory(store, SAMPLES / "random")
+        register_directory(store, SAMPLES / "heuristic")
+        Ladder(store, LadderSettings(max_pairs=1, rules=FAST, seed=3)).run(threading.Event())
+        with TestClient(create_app(store)) as client:
+            page = client.get("/bots/random")
+    assert page.status_code == 200
+    assert page.text.count('<span class="tag">ladder</span>') == 2

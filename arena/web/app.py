@@ -39,6 +39,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from arena.ladder.runner import LADDER_KEY
 from arena.ratings import INTERVAL_Z, conservative_score
 from arena.referee.replay import ReplayError, hands_of
 from arena.rules import ENGINE_VERSION
@@ -333,6 +334,10 @@ class WebArena:
         detail = queries.bot_detail(self.store, name)
         ids = set(detail.version_ids)
         recent = self.store.list_matches(bot=name, limit=MATCHES_SHOWN, newest_first=True)
+        ladder = {
+            tid for tid in {m.tournament_id for m in recent if m.tournament_id is not None}
+            if LADDER_KEY in self.store.get_tournament(tid).config
+        }
         history = []
         building = False
         for v in detail.versions:
@@ -371,7 +376,10 @@ class WebArena:
             "versions": versions,
             "history_building": building,
             "matches_total": queries.count_matches(self.store, detail.version_ids),
-            "recent_matches": [match_row(m, ids) for m in recent],
+            "recent_matches": [
+                {**match_row(m, ids), "ladder": m.tournament_id in ladder}
+                for m in recent
+            ],
             "head_to_head": [
                 {
                     "opponent": o.bot, "matches": o.matches, "wins": o.wins,
