@@ -27,6 +27,7 @@ from arena.referee.session import (
     DECIDE,
     END_MATCH,
     FALLBACK,
+    FALLBACK_CODES,
     FIELDS,
     NOTICE,
     PATH,
@@ -271,7 +272,7 @@ async def _call(
         elapsed = perf_counter_ns() - t0
         seat.session = None
         session.cancel()
-        if not session.started and exc.code is grpc.StatusCode.UNIMPLEMENTED:
+        if not session.started and exc.code in FALLBACK_CODES:
             return FALLBACK, elapsed
         return await loop.run_in_executor(None, seat.session_broken, rpc, exc), elapsed
     elapsed = perf_counter_ns() - t0

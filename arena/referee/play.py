@@ -48,6 +48,7 @@ from arena.referee.session import (
     DECIDE,
     END_MATCH,
     FALLBACK,
+    FALLBACK_CODES,
     NOTICE,
     OPEN,
     Session,
@@ -191,7 +192,7 @@ class _Seat:
         except SessionBroken as exc:
             elapsed = perf_counter_ns() - t0
             self.session = None
-            if not session.started and exc.code is _UNIMPLEMENTED:
+            if not session.started and exc.code in FALLBACK_CODES:
                 return _FALLBACK, elapsed
             return self.session_broken(rpc, exc), elapsed
         return self.judge(answer, rpc, limit_ns), perf_counter_ns() - t0

@@ -261,3 +261,12 @@ def _ask_reflection(channel: grpc.Channel, timeout: float) -> bool:
     except (grpc.RpcError, ValueError, DecodeError):
         return False
     return False
+
+
+FALLBACK_CODES = frozenset({grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.INTERNAL})
+"""A session that ends with one of these before its first answer is played over unary calls.
+
+UNIMPLEMENTED is a bot that lists PlaySession but does not serve it. gRPC's C-core may report
+that same refusal as INTERNAL ("Internal error from Core") when the server closes the stream
+while the first request is still being written, as happens under load. A bot that is really
+gone fails its unary call too, and that is judged as any unary failure is."""
