@@ -8,7 +8,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from test_service import ArenaProcess, arena_cli, bot_copy, make_token
+from test_service import ArenaProcess, arena_cli, bot_copy, make_admin_token, make_token
 
 from arena.protocol import ruleset_to_pb
 from arena.rules import RuleSet
@@ -19,7 +19,7 @@ from arena.service.client import ArenaClient, RemoteError
 def test_logs_are_kept_per_tournament_and_shown_to_the_owner_only(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     owner = make_token(db, "owner")
-    other = make_token(db, "other")
+    other = make_admin_token(db, "other")  # pits another's bot and picks the seed
     server = ArenaProcess(db)
     try:
         with ArenaClient(server.address, token=owner) as client:

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_service import ArenaProcess, arena_cli, bot_copy, make_token
+from test_service import ArenaProcess, arena_cli, bot_copy, make_admin_token, make_token
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena.service.client import ArenaClient
@@ -66,7 +66,7 @@ def test_a_restarted_server_resumes_the_tournaments_it_was_playing(tmp_path: Pat
     from arena.store import GameStatus, TournamentStatus
 
     db = tmp_path / "arena.db"
-    token = make_token(db, "organiser")
+    token = make_admin_token(db, "organiser")  # an admin may pick the seed
     server = ArenaProcess(db, "--shutdown-grace", "0")
     with ArenaClient(server.address, token=token) as client:
         for name in ("alpha", "beta"):
