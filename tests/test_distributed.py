@@ -231,6 +231,7 @@ def test_coordinator_sigkill_then_resume(cluster: Any, reference: Any, tmp_path:
         proc.stderr.close()
     # The dead coordinator's workers go, and their bots with them.
     assert wait_gone(bots, limit=60) == []
+    done = len(outcomes(url))  # a match may have been recorded after the count above
 
     resumed = subprocess.run(
         arena_cmd("tournament", "resume", "1", "--db", url, "--json", "--ray", cluster.address),
