@@ -43,9 +43,11 @@ class _Connection:
     channel: Any
 
 
-def random_match(seed: int) -> MatchResult:
+def random_match(seed: int, rules: RuleSet | None = None) -> MatchResult:
+    """A random self-play match through the engine, with loopback-like decision times."""
+    rules = RuleSet() if rules is None else rules
     rng = random.Random(seed)
-    match = Match(seed)
+    match = Match(seed, rules)
     records = []
     started = datetime.now(UTC)
     while not match.is_over:
@@ -59,7 +61,7 @@ def random_match(seed: int) -> MatchResult:
     return MatchResult(
         match_id=uuid.uuid4().hex,
         seed=seed,
-        rules=RuleSet(),
+        rules=rules,
         engine_version=ENGINE_VERSION,
         players=("random", "random"),
         winner=outcome.winner,

@@ -13,15 +13,14 @@ beside the database server's own work.
 from __future__ import annotations
 
 import dataclasses
-import random
 import resource
 import time
 import uuid
-from datetime import UTC, datetime
 from typing import Any
 
-from arena.referee.record import DecisionRecord, MatchResult, Termination
-from arena.rules import ENGINE_VERSION, Match, RuleSet
+from arena.bench.store_footprint import random_match
+from arena.referee.record import MatchResult
+from arena.rules import RuleSet
 from arena.store import ScheduleEntry, Store, resolve_url
 
 
@@ -35,27 +34,8 @@ WORST_HANDS = 200
 
 
 def bench_match(seed: int, max_hands: int) -> MatchResult:
-    """A random self-play match under a hand limit, with loopback-like decision times."""
-    rng = random.Random(seed)
-    rules = RuleSet(max_hands=max_hands)
-    match = Match(seed, rules)
-    records = []
-    started = datetime.now(UTC)
-    while not match.is_over:
-        seat, decision = match.to_act, match.decision
-        assert seat is not None and decision is not None
-        action = match.random_action(rng)
-        match.apply(action)
-        records.append(DecisionRecord(seat, decision, action, rng.randint(200, 2000)))
-    outcome = match.outcome
-    assert outcome is not None
-    return MatchResult(
-        match_id=uuid.uuid4().hex, seed=seed, rules=rules, engine_version=ENGINE_VERSION,
-        players=("random", "random"), winner=outcome.winner, scores=outcome.scores,
-        hands_played=outcome.hands_played, termination=Termination(outcome.termination.value),
-        faults=(0, 0), detail="", decisions=tuple(records), started_at=started,
-        finished_at=datetime.now(UTC),
-    )
+    """A random self-play match under a hand limit (``store_footprint.random_match``)."""
+    return random_match(seed, RuleSet(max_hands=max_hands))
 
 
 def measure_write_rates(records: int, db: str, seed: int = 1) -> dict[str, Any]:

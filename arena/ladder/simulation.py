@@ -35,6 +35,46 @@ def true_skills(bots: int, spacing: float, rng: random.Random) -> list[float]:
     return skills
 
 
+class _Field:
+    """Synthetic bots, their ratings and ladder counts; plays and rates duplicate pairs."""
+
+    def __init__(self, skills: Sequence[float], seed: int, config: RatingConfig | None) -> None:
+        self.config = config or RatingConfig()
+        self.rater = Rater(self.config)
+        self.matchmaker = Matchmaker(self.config)
+        self.rng = random.Random(seed)
+        self.games_rng = random.Random(seed ^ 0x5EED)
+        self.skills = skills
+        n = len(skills)
+        self.ratings = [self.rater.initial() for _ in range(n)]
+        self.pairs_of = [0] * n
+        self.last = [-1] * n
+        self.played: Counter[frozenset[int]] = Counter()
+
+    def choose(self, present: Sequence[int], index: int) -> tuple[int, int]:
+        """The matchmaker's pair among ``present`` for pair number ``index``."""
+        entrants = [
+            Entrant(i, f"bot{i}", self.ratings[i][0], self.ratings[i][1], self.pairs_of[i],
+                    self.last[i])
+            for i in present
+        ]
+        choice = self.matchmaker.choose(entrants, self.played, next_pair=index, rng=self.rng)
+        assert choice is not None
+        return choice.a.version_id, choice.b.version_id
+
+    def play_pair(self, a: int, b: int, index: int) -> None:
+        """Both seatings, rated one after the other, as the ladder rates them."""
+        for s0, s1 in ((a, b), (b, a)):
+            winner = _play(self.skills[s0], self.skills[s1], self.config.beta, self.games_rng)
+            self.ratings[s0], self.ratings[s1] = self.rater.rate(
+                self.ratings[s0], self.ratings[s1], winner
+            )
+        self.played[frozenset((a, b))] += 1
+        for i in (a, b):
+            self.pairs_of[i] += 1
+            self.last[i] = index
+
+
 def run(
     skills: Sequence[float],
     *,
@@ -45,41 +85,19 @@ def run(
 ) -> RunResult:
     """One seeded ladder run of ``max_pairs`` duplicate pairs under ``policy``
     (``matchmaking`` or ``uniform``)."""
-    config = config or RatingConfig()
-    rater = Rater(config)
-    matchmaker = Matchmaker(config)
-    rng = random.Random(seed)
-    games_rng = random.Random(seed ^ 0x5EED)
+    if policy not in ("matchmaking", "uniform"):
+        raise ValueError(f"unknown policy {policy!r}")
+    f = _Field(skills, seed, config)
     n = len(skills)
-    ratings = [rater.initial() for _ in range(n)]
-    pairs_of = [0] * n
-    last = [-1] * n
-    played: Counter[frozenset[int]] = Counter()
     truth = sorted(range(n), key=lambda i: -skills[i])
     right_since: int | None = None
     for index in range(max_pairs):
         if policy == "matchmaking":
-            entrants = [
-                Entrant(i, f"bot{i}", ratings[i][0], ratings[i][1], pairs_of[i], last[i])
-                for i in range(n)
-            ]
-            choice = matchmaker.choose(entrants, played, next_pair=index, rng=rng)
-            assert choice is not None
-            a, b = choice.a.version_id, choice.b.version_id
-        elif policy == "uniform":
-            a, b = rng.sample(range(n), 2)
+            a, b = f.choose(range(n), index)
         else:
-            raise ValueError(f"unknown policy {policy!r}")
-        for seats in ((a, b), (b, a)):
-            winner = _play(skills[seats[0]], skills[seats[1]], config.beta, games_rng)
-            ratings[seats[0]], ratings[seats[1]] = rater.rate(
-                ratings[seats[0]], ratings[seats[1]], winner
-            )
-        played[frozenset((a, b))] += 1
-        for i in (a, b):
-            pairs_of[i] += 1
-            last[i] = index
-        shown = sorted(range(n), key=lambda i: -conservative_score(*ratings[i]))
+            a, b = f.rng.sample(range(n), 2)
+        f.play_pair(a, b, index)
+        shown = sorted(range(n), key=lambda i: -conservative_score(*f.ratings[i]))
         if shown == truth:
             if right_since is None:
                 right_since = index + 1
@@ -99,39 +117,16 @@ def placement(
 ) -> int | None:
     """Pairs a newcomer (the last of ``skills``) needs under matchmaking before its sigma falls
     below ``sigma_target``, after the others have settled for ``settle_pairs``; None if never."""
-    config = config or RatingConfig()
-    rater = Rater(config)
-    matchmaker = Matchmaker(config)
-    rng = random.Random(seed)
-    games_rng = random.Random(seed ^ 0x5EED)
+    f = _Field(skills, seed, config)
     n = len(skills)
-    ratings = [rater.initial() for _ in range(n)]
-    pairs_of = [0] * n
-    last = [-1] * n
-    played: Counter[frozenset[int]] = Counter()
     newcomer = n - 1
     newcomer_pairs = 0
     for index in range(settle_pairs + max_pairs):
-        present = range(n) if index >= settle_pairs else range(n - 1)
-        entrants = [
-            Entrant(i, f"bot{i}", ratings[i][0], ratings[i][1], pairs_of[i], last[i])
-            for i in present
-        ]
-        choice = matchmaker.choose(entrants, played, next_pair=index, rng=rng)
-        assert choice is not None
-        a, b = choice.a.version_id, choice.b.version_id
-        for seats in ((a, b), (b, a)):
-            winner = _play(skills[seats[0]], skills[seats[1]], config.beta, games_rng)
-            ratings[seats[0]], ratings[seats[1]] = rater.rate(
-                ratings[seats[0]], ratings[seats[1]], winner
-            )
-        played[frozenset((a, b))] += 1
-        for i in (a, b):
-            pairs_of[i] += 1
-            last[i] = index
+        a, b = f.choose(range(n) if index >= settle_pairs else range(n - 1), index)
+        f.play_pair(a, b, index)
         if newcomer in (a, b):
             newcomer_pairs += 1
-            if ratings[newcomer][1] < sigma_target:
+            if f.ratings[newcomer][1] < sigma_target:
                 return newcomer_pairs
     return None
 
