@@ -10,8 +10,8 @@ viewers cost a running tournament.
    p50 / p95 / max.
 2. **Live.** Tournaments of two sample bots are played by this process into another scratch
    database while ``arena web`` serves it, alternately with no viewer and with V viewers
-   connected to the tournament's event stream (from another child process), and the matches/s
-   of both are compared.
+   connected to the tournament's event stream (from another child process, at the lowest CPU
+   priority: they stand for browsers on other machines), and the matches/s of both are compared.
 """
 
 from __future__ import annotations
@@ -341,6 +341,7 @@ def _play(store: Store, bots: list[str], games: int, seed: int, viewers: int, se
                     raise ArenaError("the viewers did not connect")
                 time.sleep(0.1)
     server_cpu0 = _cpu_s(server.proc.pid)
+    client_cpu0 = _cpu_s(client.pid) if client is not None else 0.0
     t0 = time.perf_counter()
     standings = run_tournament(store, tid)
     seconds = time.perf_counter() - t0
@@ -348,8 +349,8 @@ def _play(store: Store, bots: list[str], games: int, seed: int, viewers: int, se
     updates: list[int] = []
     viewers_cpu = None
     if client is not None:
+        viewers_cpu = _cpu_s(client.pid) - client_cpu0
         time.sleep(1.5)  # the last update reaches the viewers
-        viewers_cpu = _cpu_s(client.pid)
         client.send_signal(signal.SIGTERM)
         out, _ = client.communicate(timeout=30)
         updates = json.loads(out.strip().splitlines()[-1])["updates"]
@@ -391,11 +392,13 @@ def measure_live(viewers: int = 100, rounds: int = 3, games: int = 4, max_hands:
     watched = [r["matches_per_s"] for r in runs if r["viewers"]]
     ratio = statistics.mean(watched) / statistics.mean(quiet)
     cpu = [r["web_server_cpu_share"] for r in runs if r["viewers"]]
+    client_cpu = [r["viewers_cpu_s"] / r["seconds"] for r in runs if r["viewers"]]
     return {
         "viewers": viewers,
         "runs": runs,
         "ratio": round(ratio, 3),
         "web_server_cpu_share_with_viewers": round(statistics.mean(cpu), 4),
+        "viewers_cpu_share": round(statistics.mean(client_cpu), 4),
     }
 
 
@@ -425,7 +428,8 @@ def describe(result: dict[str, Any]) -> str:
         lines.append(f"Live tournament, {live['viewers']} viewers on its event stream:")
         for r in live["runs"]:
             extra = (
-                f", each viewer got {r['updates_min']}-{r['updates_max']} updates"
+                f", each viewer got {r['updates_min']}-{r['updates_max']} updates; "
+                f"the viewers' client {r['viewers_cpu_s']} s"
                 if r["viewers"] else ""
             )
             lines.append(
@@ -436,13 +440,18 @@ def describe(result: dict[str, Any]) -> str:
         lines.append(f"  matches/s with viewers / without: {live['ratio']}")
         lines.append(
             "  web server CPU while viewers watch: "
-            f"{100 * live['web_server_cpu_share_with_viewers']:.1f} % of one core"
+            f"{100 * live['web_server_cpu_share_with_viewers']:.1f} % of one core; the viewers' "
+            f"client (niced, standing for browsers elsewhere) "
+            f"{100 * live['viewers_cpu_share']:.1f} %"
         )
     return "\n".join(lines)
 
 
 def _main(argv: list[str]) -> None:
     if argv[:1] == ["viewers"]:
+        # The viewers stand for browsers on other machines: on this one they yield the CPU to
+        # the tournament and the web server, whose cost is what is measured.
+        os.nice(19)
         asyncio.run(_viewers(argv[1], int(argv[2]), Path(argv[3])))
         return
     raise SystemExit("usage: python -m arena.web.bench viewers URL N READY_FILE")

@@ -79,7 +79,9 @@ class LiveHub:
             yield b"retry: 2000\n: connected\n\n"
             while True:
                 try:
-                    item = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
+                    # A timeout scope, not wait_for: no task is made for each event.
+                    async with asyncio.timeout(HEARTBEAT_S):
+                        item = await queue.get()
                 except TimeoutError:
                     yield b": heartbeat\n\n"
                     continue
