@@ -258,6 +258,51 @@ class _KillAfter(QuietReporter):
             self.reached.set()
 
 
+def test_the_service_plays_its_tournaments_on_the_cluster(
+    cluster: Any, reference: Any, tmp_path: Path
+) -> None:
+    """``arena serve --ray ADDRESS``: a tournament started through the service is played by the
+    cluster's nodes (its bots run under their raylets, none under the server), with the same
+    results as the local run."""
+    from test_service import ArenaProcess, make_admin_token
+
+    from arena._gen.arena.v1 import arena_pb2 as pb
+    from arena.protocol import ruleset_to_pb
+    from arena.rules import RuleSet
+    from arena.service.client import ArenaClient
+
+    _, local, local_report = reference
+    db = tmp_path / "served.db"
+    token = make_admin_token(db, "organiser")  # an admin may pick the seed
+    server = ArenaProcess(db, "--ray", cluster.address)
+    raylets = [raylet_pid(node) for node in cluster.list_all_nodes()]
+    on_nodes = under_server = 0
+    events: list[Any] = []
+    try:
+        with ArenaClient(server.address, token=token) as client:
+            started = client.start_tournament(
+                ["random", "heuristic", "cautious"], games=GAMES, concurrency=2, seed=SEED,
+                move_timeout_ms=10000, rules=ruleset_to_pb(RuleSet(max_hands=MAX_HANDS)),
+            )  # fmt: skip
+            watch = threading.Thread(
+                target=lambda: events.extend(client.watch_tournament(started.id)), daemon=True
+            )
+            watch.start()
+            deadline = time.monotonic() + 300
+            while watch.is_alive():
+                assert time.monotonic() < deadline, "".join(server.lines)
+                on_nodes += bool(bot_processes(raylets))
+                under_server += bool(bot_processes([server.proc.pid]))
+                time.sleep(0.1)
+    finally:
+        assert server.stop() == 0, "".join(server.lines)
+    assert events and events[-1].tournament.state == pb.TOURNAMENT_STATE_FINISHED
+    assert on_nodes > 0, "no bot ran on the cluster's nodes"
+    assert under_server == 0, "bots ran under the server itself"
+    assert outcomes(f"sqlite:///{db}", started.id) == local
+    assert report(f"sqlite:///{db}", started.id) == local_report
+
+
 def test_node_killed_mid_tournament(cluster: Any, reference: Any, tmp_path: Path) -> None:
     """Last in this module: it takes the second node away."""
     _, local, local_report = reference
