@@ -162,3 +162,59 @@ def test_recorded_ratings_are_returned_only_when_applied(
     )  # fmt: skip
     assert first.ratings is not None
     assert store.rating(versions[0]).matches == 2
+
+
+def _pair(store: Store, a: int, b: int, seed: int, config: dict[str, object]) -> int:
+    """A two-match tournament, both seatings (as the ladder's pairs)."""
+    return store.create_tournament(
+        config, [ScheduleEntry(0, seed, (a, b), 0), ScheduleEntry(1, seed, (b, a), 0)]
+    )
+
+
+@pytest.mark.parametrize("as_recorded", [True, False])
+def test_pairs_rated_as_recorded_never_rebuild_the_ratings(
+    store: Store, make_result: MakeResult, monkeypatch: pytest.MonkeyPatch, as_recorded: bool
+) -> None:
+    """Two ladder-like pairs played at once, their results interleaved: rated as recorded,
+    each is applied at once, in the order recorded, without a rebuild; in schedule order (the
+    default) the same interleaving makes the store rebuild every rating."""
+    from arena.ratings import Rater
+    from arena.store import rating_order
+
+    rebuilds: list[int] = []
+    real = rating_order.rebuild
+    monkeypatch.setattr(
+        rating_order, "rebuild", lambda *a: rebuilds.append(1) or real(*a)  # type: ignore[func-returns-value]
+    )
+    config: dict[str, object] = {"kind": "test"}
+    if as_recorded:
+        config[rating_order.ORDER_KEY] = rating_order.RECORDED
+    v = _bots(store, 4)
+    t1 = _pair(store, v[0], v[1], 11, config)
+    t2 = _pair(store, v[2], v[3], 12, config)
+    t3 = _pair(store, v[0], v[2], 13, config)
+    order = [(t1, 0), (t2, 0), (t3, 0), (t1, 1), (t2, 1), (t3, 1)]
+    winners = [0, 1, None, 1, 0, 0]
+    games = {(t, g.ordinal): g for t in (t1, t2, t3) for g in store.tournament_games(t)}
+    applied_at_once = []
+    for (t, o), w in zip(order, winners, strict=True):
+        g = games[(t, o)]
+        recorded = store.record_match(
+            make_result(w, seed=g.seed, match_id=f"t{t}-g{o}"),
+            seat_versions=g.seat_versions, tournament_game_id=g.id,
+        )  # fmt: skip
+        applied_at_once.append(recorded.ratings is not None)
+    if not as_recorded:
+        assert rebuilds, "the interleaving should have placed a match before an applied one"
+        return
+    assert rebuilds == [] and all(applied_at_once)
+    # The ratings are those of the matches applied one after another as they were recorded.
+    rater = Rater(RatingConfig())
+    expected = {i: rater.initial() for i in v}
+    for (t, o), w in zip(order, winners, strict=True):
+        a, b = games[(t, o)].seat_versions
+        expected[a], expected[b] = rater.rate(expected[a], expected[b], w)
+    assert {i: (r.mu, r.sigma) for i, r in store.ratings().items()} == expected
+    stored = _ratings(store)
+    store.recompute_ratings()
+    assert _ratings(store) == stored and rebuilds

@@ -34,6 +34,7 @@ from arena.ladder.matchmaking import Choice, Entrant, Matchmaker
 from arena.referee import FaultPolicy
 from arena.rules.ruleset import RuleSet
 from arena.store import GameStatus, Store, TournamentStatus
+from arena.store.rating_order import ORDER_KEY, RECORDED
 from arena.tournament import TournamentSettings, create_tournament_of, run_tournament
 from arena.tournament.entrants import Entrant as TournamentEntrant
 
@@ -287,7 +288,11 @@ class Ladder:
         )
         reason = choice.reason()
         tid = create_tournament_of(
-            self.store, entrants, settings, extra={LADDER_KEY: {"pair": index, "why": reason}}
+            self.store,
+            entrants,
+            settings,
+            # Rated as recorded: pairs played at once never make the ratings be rebuilt.
+            extra={LADDER_KEY: {"pair": index, "why": reason}, ORDER_KEY: RECORDED},
         )
         self._count_pair(index, (a.id, b.id), tid)
         self.new_pairs += 1

@@ -135,10 +135,11 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
             )
             s.add(match)
             s.flush()
-            match.rating_order = (
-                rating_order.tournament_order(game.tournament_id, game.ordinal)
-                if game is not None
-                else rating_order.single_order(s, match.id)
+            match.rating_order = rating_order.place(
+                s,
+                match.id,
+                None if game is None else game.tournament_id,
+                None if game is None else game.ordinal,
             )
 
             if game is not None and result.termination is not Termination.ABORTED:

@@ -16,6 +16,13 @@ good); until then it is recorded but waits. So within a tournament results are a
 schedule order whatever K was, and a resumed or SIGKILLed run changes nothing: what is recorded
 is in the database, and what is applied follows from it.
 
+A tournament whose stored config says ``"rating_order": "recorded"`` (``RECORDED``) is rated as
+it is recorded instead: each of its matches takes a single match's place when it is recorded
+and is applied at once. The ladder's pairs are such tournaments: pairs are chosen by what has
+been played, so no fixed order exists to keep, and several pairs played at once would otherwise
+place a later-recorded match before one already applied (the pairs' tournament ids interleave
+with their results), and rebuild every rating for it.
+
 When a match's turn comes after a later-placed match was already applied (two tournaments
 recorded at once, a single match played during a tournament), the ratings are rebuilt from the
 applied matches in order: slower, but exact. ``recompute`` does the same rebuild, and gives the
@@ -39,6 +46,10 @@ GROUP = 2**32
 """Positions within a tournament (ordinals) and match ids stay below 2³²."""
 PG_RATINGS_LOCK = 0x5350_4144_5241
 """PostgreSQL advisory lock key held while ratings are applied."""
+ORDER_KEY = "rating_order"
+"""The key of a tournament's stored config that chooses how its matches are placed."""
+RECORDED = "recorded"
+"""``ORDER_KEY``'s value for a tournament rated as its matches are recorded (module docstring)."""
 STALE_KEY = "ratings_stale"
 """A settings row present when the stored ratings were computed in another order (migration
 0002): the next application rebuilds them."""
@@ -66,6 +77,20 @@ def single_order(s: Session, match_pk: int) -> int:
     return (2 * newest + 1) * GROUP + match_pk
 
 
+def rated_as_recorded(config: dict[str, object] | None) -> bool:
+    return config is not None and config.get(ORDER_KEY) == RECORDED
+
+
+def place(s: Session, match_pk: int, tournament_id: int | None, ordinal: int | None) -> int:
+    """A newly recorded match's place in the order (module docstring)."""
+    if tournament_id is None or ordinal is None:
+        return single_order(s, match_pk)
+    t = s.get(Tournament, tournament_id)
+    if t is not None and rated_as_recorded(t.config):
+        return single_order(s, match_pk)
+    return tournament_order(tournament_id, ordinal)
+
+
 def lock(s: Session, dialect: str) -> None:
     """Serialize rating application (SQLite's write transactions are serial already)."""
     if dialect == "postgresql":
@@ -80,7 +105,11 @@ def _ready(s: Session, tournament_id: int | None) -> list[Match]:
     else:
         where.append(Match.tournament_id == tournament_id)
         t = s.get(Tournament, tournament_id, populate_existing=True)
-        if t is not None and t.status == TournamentStatus.RUNNING.value:
+        if (
+            t is not None
+            and t.status == TournamentStatus.RUNNING.value
+            and not rated_as_recorded(t.config)
+        ):
             first_pending = s.scalar(
                 select(func.min(TournamentGame.ordinal)).where(
                     TournamentGame.tournament_id == tournament_id,
