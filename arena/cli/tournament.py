@@ -184,11 +184,33 @@ def resume(
     as_json: JsonOption = False,
     log_dir: LogDirOption = None,
     db: DbOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
+    insecure: InsecureOption = False,
     sandbox: SandboxOption = None,
     ray: RayOption = None,
     ray_worker_cpus: RayWorkerCpusOption = 2.0,
 ) -> None:
-    """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games."""
+    """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games.
+
+    With --server, the server plays them with its own runner (the tournament's creator's token
+    or an admin's), and this follows its progress to the report."""
+    if server:
+        given = {"--concurrency": concurrency, "--log-dir": log_dir, "--db": db,
+                 "--sandbox": sandbox, "--ray": ray}  # fmt: skip
+        chosen = [name for name, value in given.items() if value is not None]
+        if chosen:
+            raise ArenaError(
+                f"{', '.join(chosen)} and --server do not go together: the server plays the "
+                "tournament as it was started, with its own settings (arena serve)"
+            )
+        from arena.cli import remote
+
+        remote.tournament_resume(
+            server, token, tournament_id, as_json=as_json, ca_file=ca_file, insecure=insecure
+        )
+        return
     from arena.store import Store
     from arena.tournament import load_config
 

@@ -172,6 +172,13 @@ class ArenaClient:
             self.stub.CancelTournament, pb.CancelTournamentRequest(id=tournament_id)
         ).tournament
 
+    def resume_tournament(self, tournament_id: int) -> pb.Tournament:
+        """Have the server play the rest of an interrupted tournament; follow it with
+        ``watch_tournament``."""
+        return self._call(
+            self.stub.ResumeTournament, pb.ResumeTournamentRequest(id=tournament_id)
+        ).tournament
+
     def list_matches(
         self, *, tournament_id: int = 0, bot: str = "", page_size: int = 0, page_token: str = ""
     ) -> pb.ListMatchesResponse:
