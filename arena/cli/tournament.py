@@ -12,6 +12,7 @@ from rich.table import Table
 
 from arena.cli.options import (
     CaFileOption,
+    DataDirOption,
     DbOption,
     InsecureOption,
     LogDirOption,
@@ -117,6 +118,7 @@ def run(
     as_json: JsonOption = False,
     log_dir: LogDirOption = None,
     db: DbOption = None,
+    data_dir: DataDirOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
@@ -174,7 +176,7 @@ def run(
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
         play(store, tid, None, as_json, mode, ray, ray_worker_cpus,
-             log_dir=_log_dir(db, tid, log_dir))  # fmt: skip
+             log_dir=_log_dir(db, tid, log_dir, data_dir))  # fmt: skip
 
 
 @app.command()
@@ -184,6 +186,7 @@ def resume(
     as_json: JsonOption = False,
     log_dir: LogDirOption = None,
     db: DbOption = None,
+    data_dir: DataDirOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
@@ -198,7 +201,7 @@ def resume(
     or an admin's), and this follows its progress to the report."""
     if server:
         given = {"--concurrency": concurrency, "--log-dir": log_dir, "--db": db,
-                 "--sandbox": sandbox, "--ray": ray}  # fmt: skip
+                 "--data-dir": data_dir, "--sandbox": sandbox, "--ray": ray}  # fmt: skip
         chosen = [name for name, value in given.items() if value is not None]
         if chosen:
             raise ArenaError(
@@ -222,9 +225,10 @@ def resume(
                 raise ArenaError("a comparison is resumed here, without --ray")
             from arena.cli import compare
 
-            compare.play(store, tournament_id, concurrency, as_json, mode)  # exits with its verdict
+            compare.play(store, tournament_id, concurrency, as_json, mode,
+                         log_dir=_log_dir(db, tournament_id, log_dir, data_dir))  # fmt: skip
         play(store, tournament_id, concurrency, as_json, mode, ray, ray_worker_cpus,
-             log_dir=_log_dir(db, tournament_id, log_dir))  # fmt: skip
+             log_dir=_log_dir(db, tournament_id, log_dir, data_dir))  # fmt: skip
 
 
 @app.command()
@@ -260,16 +264,11 @@ def cancel(
     )
 
 
-def _log_dir(db: str | None, tournament_id: int, given: Any) -> Any:
-    """``--log-dir``, else the tournament's folder in the data dir's logs."""
-    from pathlib import Path
+def _log_dir(db: str | None, tournament_id: int, given: Any, data_dir: Any = None) -> Any:
+    """``--log-dir``, else the tournament's folder in the data dir's logs (``tournament_logs``)."""
+    from arena.cli.options import tournament_logs
 
-    if given is not None:
-        return Path(given)
-    from arena.service.submission import default_data_dir
-    from arena.tournament.botlogs import logs_root, tournament_log_dir
-
-    return tournament_log_dir(logs_root(default_data_dir(db)), tournament_id)
+    return tournament_logs(db, tournament_id, given, data_dir)
 
 
 @app.command()

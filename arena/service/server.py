@@ -169,6 +169,7 @@ class ArenaServer:
                     self.store,
                     dataclasses.replace(config.ladder, sandbox=self.sandbox),
                     executor=executor,
+                    logs=logs_root(data_dir),
                 )
             self.web = None
             if config.web_listen is not None:
