@@ -227,7 +227,8 @@ def play(
         print(
             f"compare {tournament_id}: A = {config.entrants[0].name} {config.entrants[0].version}"
             f", B = {config.entrants[1].name} {config.entrants[1].version}; {test}, "
-            f"{config.deals.value} deals ({before.model}), seed {config.seed}; if it is "
+            f"{config.deals.value} deals ({before.model}), seed {config.seed}, rules "
+            f"{config.rules.describe()}; if it is "
             f"interrupted, `arena tournament resume {tournament_id}` finishes it",
             file=sys.stderr,
         )
