@@ -142,6 +142,13 @@ def test_an_admin_resumes_a_local_run_a_member_may_not(tmp_path: Path) -> None:
             code, message = _code(lambda: client.resume_tournament(tid))
             assert code == grpc.StatusCode.PERMISSION_DENIED, message
         with ArenaClient(server.address, token=admin) as client:
+            # A bot whose files are gone is refused before anything is started.
+            gone = Path(bots[0]).rename(tmp_path / "moved")
+            code, message = _code(lambda: client.resume_tournament(tid))
+            assert code == grpc.StatusCode.FAILED_PRECONDITION, message
+            assert "bot gamma: its directory" in message and "is gone" in message
+            assert client.get_tournament(tid).state == pb.TOURNAMENT_STATE_INTERRUPTED
+            gone.rename(bots[0])
             assert client.resume_tournament(tid).state == pb.TOURNAMENT_STATE_RUNNING
             events = list(client.watch_tournament(tid))
             assert events[-1].tournament.state == pb.TOURNAMENT_STATE_FINISHED

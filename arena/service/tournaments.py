@@ -64,7 +64,7 @@ from arena.tournament import (
     tournament_standings,
 )
 from arena.tournament.botlogs import tournament_log_dir
-from arena.tournament.entrants import sample_bot_dirs
+from arena.tournament.entrants import check_unchanged, sample_bot_dirs
 from arena.tournament.runner import ExecutorFactory
 
 log = logging.getLogger(__name__)
@@ -333,6 +333,16 @@ class TournamentManager:
             raise TournamentStateError(
                 f"tournament {tournament_id} is a ladder pair: the ladder plays its own"
             )
+        for entrant in config.entrants:  # refused now, not in the runner after the reply
+            try:
+                check_unchanged(entrant)
+            except ArenaError as exc:
+                raise TournamentStateError(
+                    str(exc)
+                    if caller.admin  # a member is not shown the server's paths
+                    else f"bot {entrant.name}: its stored files are gone or changed on the "
+                    "server; ask the arena's admin"
+                ) from None
         with self._starting:  # one start at a time: the running counts stay true
             if self.is_running(tournament_id):
                 raise TournamentStateError(
@@ -394,6 +404,8 @@ class TournamentManager:
                     else tournament_log_dir(self.logs_dir, running.tournament_id)
                 ),
             )
+        except ArenaError as exc:  # e.g. another process took its lock in the meantime
+            log.error("tournament %s not played: %s", running.tournament_id, exc)
         except Exception:
             log.exception("tournament %s failed", running.tournament_id)
         finally:
