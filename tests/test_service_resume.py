@@ -99,6 +99,13 @@ def test_resume_through_the_server(tmp_path: Path) -> None:
         report = json.loads(resumed.stdout)["tournament"]
         assert report["status"] == "finished" and report["done"] == 6
         assert any(f"resuming tournament {tid} on request" in line for line in server.lines)
+        # The report with its matches, through the server as on the database.
+        remote = arena_cli("tournament", "show", str(tid), "--matches", "--json",
+                           "--server", server.address)  # fmt: skip
+        local = arena_cli("tournament", "show", str(tid), "--matches", "--json", "--db", str(db))
+        assert remote.returncode == 0 and local.returncode == 0, remote.stderr + local.stderr
+        ids = [[m["match_id"] for m in json.loads(o.stdout)["matches"]] for o in (remote, local)]
+        assert ids[0] == ids[1] and {f"t{tid}-g{i}" for i in range(6)} <= set(ids[0])
 
         again = arena_cli(
             "tournament", "resume", str(tid), "--server", server.address, "--token", admin

@@ -295,7 +295,7 @@ def show(
     if server:
         from arena.cli.tournament_watch import remote_show
 
-        remote_show(server, token, tournament_id, as_json, ca_file)
+        remote_show(server, token, tournament_id, as_json, ca_file, matches=matches)
         return
     from arena.store import Store
     from arena.tournament import tournament_standings
