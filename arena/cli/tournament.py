@@ -200,8 +200,9 @@ def resume(
     With --server, the server plays them with its own runner (the tournament's creator's token
     or an admin's), and this follows its progress to the report."""
     if server:
+        # (--data-dir is not among them: $ARENA_DATA_DIR may set it, and it is unused here.)
         given = {"--concurrency": concurrency, "--log-dir": log_dir, "--db": db,
-                 "--data-dir": data_dir, "--sandbox": sandbox, "--ray": ray}  # fmt: skip
+                 "--sandbox": sandbox, "--ray": ray}  # fmt: skip
         chosen = [name for name, value in given.items() if value is not None]
         if chosen:
             raise ArenaError(
