@@ -164,6 +164,7 @@ def test_an_admin_resumes_a_local_run_a_member_may_not(tmp_path: Path) -> None:
         assert server.stop() == 0, "".join(server.lines)
 
 
+@pytest.mark.slow
 def test_resume_of_an_unknown_tournament_is_one_line(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     token = make_token(db, "alice")
