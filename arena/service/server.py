@@ -323,7 +323,7 @@ def serve(config: ServerConfig) -> None:
         reads = "need a token" if config.auth_reads else "open"
         print(
             f"arena: serving arena.v1 on {server.address}{tls}; database {server.store.url}; "
-            f"bots in {server.submissions.bots_dir}; reads {reads}",
+            f"bots and their logs in {server.submissions.bots_dir.parent}; reads {reads}",
             file=sys.stderr,
             flush=True,
         )
