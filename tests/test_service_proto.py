@@ -69,7 +69,7 @@ def test_service_shape() -> None:
     assert set(methods) == {
         "SubmitBot", "ListBots", "GetBot", "StartTournament", "GetTournament",
         "WatchTournament", "CancelTournament", "ListMatches", "GetMatch", "GetLeaderboard",
-        "GetMatchLog", "ListTournaments", "GetLadderStatus",
+        "GetMatchLog", "ListTournaments", "GetLadderStatus", "ResumeTournament",
     }  # fmt: skip
     for name, m in methods.items():
         assert m.input_type.name == f"{name}Request"

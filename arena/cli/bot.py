@@ -9,7 +9,14 @@ from typing import Annotated
 import typer
 
 from arena._gen.arena.v1 import arena_pb2 as pb
-from arena.cli.options import CaFileOption, InsecureOption, ServerOption, TokenOption
+from arena.cli.options import (
+    CaFileOption,
+    DataDirOption,
+    InsecureOption,
+    ServerOption,
+    TokenOption,
+    data_dir_of,
+)
 from arena.cli.remote import connect
 
 app = typer.Typer(help="Bots: submit a bot directory, list and show bots.", no_args_is_help=True)
@@ -37,15 +44,7 @@ def submit(
     ca_file: CaFileOption = None,
     insecure: InsecureOption = False,
     db: DbOption = None,
-    data_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--data-dir",
-            envvar="ARENA_DATA_DIR",
-            help="Without --server: where bots are stored (as `arena serve --data-dir`).",
-            show_default=False,
-        ),
-    ] = None,
+    data_dir: DataDirOption = None,
 ) -> None:
     """Pack DIRECTORY (a deterministic tar.gz) and submit it as a new version of the bot.
 
@@ -61,12 +60,12 @@ def submit(
         return
     from arena.service.archive import ArchiveLimits
     from arena.service.convert import bot_to_pb, bot_version_to_pb
-    from arena.service.submission import BotSubmissions, default_data_dir
+    from arena.service.submission import BotSubmissions
     from arena.store import Store
 
     archive = pack_directory(directory)
     with Store.open(db) as store:
-        submissions = BotSubmissions(store, data_dir or default_data_dir(db), ArchiveLimits())
+        submissions = BotSubmissions(store, data_dir_of(db, data_dir), ArchiveLimits())
         done = submissions.submit(archive, name=name, owner_only=False)
         bot = next(b for b in store.list_bots() if b.name == done.version.name)
     _print_submitted(

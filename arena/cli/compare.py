@@ -15,7 +15,14 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cli.options import DbOption, SandboxOption, check_sandbox
+from arena.cli.options import (
+    DataDirOption,
+    DbOption,
+    LogDirOption,
+    SandboxOption,
+    check_sandbox,
+    tournament_logs,
+)
 from arena.cli.rules_option import RulesOption, parse_rules
 from arena.errors import ArenaError
 
@@ -82,7 +89,9 @@ def compare(
     ] = False,
     rules: RulesOption = None,
     sandbox: SandboxOption = None,
+    log_dir: LogDirOption = None,
     db: DbOption = None,
+    data_dir: DataDirOption = None,
 ) -> None:
     """Play duplicate pairs of A against B; Elo with a 95% interval, and an SPRT if asked."""
     from arena.referee import FaultPolicy
@@ -117,7 +126,8 @@ def compare(
     mode = check_sandbox(sandbox)
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
-        play(store, tid, None, as_json, mode)
+        logs = tournament_logs(db, tid, log_dir, data_dir)
+        play(store, tid, None, as_json, mode, log_dir=logs)
 
 
 class PairLines:
@@ -188,8 +198,10 @@ def play(
     concurrency: int | None,
     as_json: bool,
     sandbox: str | None = None,
+    log_dir: Any = None,
 ) -> None:
-    """Play (or resume) the comparison, print its figures, and exit with its verdict."""
+    """Play (or resume) the comparison, print its figures, and exit with its verdict; the bots'
+    logs are kept in ``log_dir``, one folder per bot, as a tournament's."""
     from arena.tournament import load_config, run_tournament
     from arena.tournament.progress import QuietReporter
     from arena.tournament.runner import comparison_state
@@ -215,7 +227,8 @@ def play(
         print(
             f"compare {tournament_id}: A = {config.entrants[0].name} {config.entrants[0].version}"
             f", B = {config.entrants[1].name} {config.entrants[1].version}; {test}, "
-            f"{config.deals.value} deals ({before.model}), seed {config.seed}; if it is "
+            f"{config.deals.value} deals ({before.model}), seed {config.seed}, rules "
+            f"{config.rules.describe()}; if it is "
             f"interrupted, `arena tournament resume {tournament_id}` finishes it",
             file=sys.stderr,
         )
@@ -224,8 +237,9 @@ def play(
     reporter = QuietReporter() if as_json else PairLines(names)
     try:
         run_tournament(
-            store, tournament_id, concurrency=concurrency, reporter=reporter, sandbox=sandbox
-        )
+            store, tournament_id, concurrency=concurrency, reporter=reporter, sandbox=sandbox,
+            log_dir=log_dir,
+        )  # fmt: skip
     except KeyboardInterrupt:
         state = comparison_state(store, tournament_id)
         print(

@@ -12,11 +12,13 @@ import typer
 
 from arena.cli.options import (
     CaFileOption,
+    DataDirOption,
     DbOption,
     SandboxOption,
     ServerOption,
     TokenOption,
     check_sandbox,
+    data_dir_of,
 )
 from arena.cli.rules_option import RulesOption, parse_rules
 from arena.ladder.runner import Ladder, LadderSettings, describe_status
@@ -31,6 +33,7 @@ app = typer.Typer(
 @app.command()
 def run(
     db: DbOption = None,
+    data_dir: DataDirOption = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", "-k", help="Pairs played at once.")
     ] = 1,
@@ -82,7 +85,9 @@ def run(
 
     signal.signal(signal.SIGTERM, on_signal)
     with Store.open(db) as store:
-        ladder = Ladder(store, settings)
+        from arena.tournament.botlogs import logs_root
+
+        ladder = Ladder(store, settings, logs=logs_root(data_dir_of(db, data_dir)))
         try:
             ladder.run(stop)
         except KeyboardInterrupt:

@@ -18,7 +18,14 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cli.options import DbOption, LogDirOption, SandboxOption, check_sandbox
+from arena.cli.options import (
+    DataDirOption,
+    DbOption,
+    LogDirOption,
+    SandboxOption,
+    check_sandbox,
+    data_dir_of,
+)
 from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.errors import ArenaError
 from arena.referee import (
@@ -137,11 +144,13 @@ def play(
     startup_timeout: float | None = None,
     sandbox: str | None = None,
     log_dir: Path | None = None,
+    data_dir: Path | None = None,
 ) -> tuple[MatchResult, Any]:
     """Resolve, start, play, stop, record; the result and the store's record (or None).
 
     Each seat's log is kept in ``log_dir/seat<N>/``, else (when recording) in the data dir's
-    ``logs/match-<id>/seat<N>/``, where ``arena match logs`` finds it."""
+    ``logs/match-<id>/seat<N>/`` (``data_dir``, else the database's own), where
+    ``arena match logs`` finds it."""
     from arena.referee.play import new_match_id
     from arena.tournament import botlogs
     from arena.tournament.workers import SeatBot
@@ -157,14 +166,12 @@ def play(
         record = False
     with ExitStack() as stack:
         store = None
-        data_dir = None
         if record:
-            from arena.service.submission import default_data_dir
             from arena.store import Store
 
             store = stack.enter_context(Store.open(db))
             store.check_rating_settings()  # refused before play, not after the match
-            data_dir = default_data_dir(db)
+        data_dir = data_dir_of(db, data_dir) if record else None
         specs = (_resolve(refs[0], store, data_dir), _resolve(refs[1], store, data_dir))
         names = (specs[0].label, specs[1].label)
         folder = log_dir
@@ -267,6 +274,7 @@ def match(
     ] = True,
     log_dir: LogDirOption = None,
     db: DbOption = None,
+    data_dir: DataDirOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     sandbox: SandboxOption = None,
 ) -> None:
@@ -290,6 +298,7 @@ def match(
         startup_timeout=startup_timeout,
         sandbox=mode,
         log_dir=log_dir,
+        data_dir=data_dir,
     )
     not_started = result.termination is Termination.FORFEIT_NO_START
     if as_json:

@@ -12,7 +12,14 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+from arena.cli.options import (
+    CaFileOption,
+    DataDirOption,
+    DbOption,
+    ServerOption,
+    TokenOption,
+    data_dir_of,
+)
 from arena.errors import ArenaError
 
 SeatOption = Annotated[int, typer.Option("--seat", help="The seat: 0 or 1.")]
@@ -30,6 +37,7 @@ def logs(
         ),
     ] = None,
     db: DbOption = None,
+    data_dir: DataDirOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
@@ -42,12 +50,12 @@ def logs(
 
         typer.echo(remote_logs.match_log(server, token, match_id, seat, ca_file=ca_file), nl=False)
         return
-    from arena.service.submission import default_data_dir
     from arena.store import Store
     from arena.tournament.botlogs import read_match_log
 
+    folder = data_dir_of(db, data_dir)
     with Store.open(db) as store:
-        text = read_match_log(store, match_id, seat, data_dir=default_data_dir(db), log_dir=log_dir)
+        text = read_match_log(store, match_id, seat, data_dir=folder, log_dir=log_dir)
     if text is None:
         raise ArenaError(
             f"no log kept of seat {seat} of match {match_id} (it was played with --no-record "

@@ -84,3 +84,34 @@ LogDirOption = Annotated[
         show_default=False,
     ),
 ]
+
+DataDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        envvar="ARENA_DATA_DIR",
+        help="The database's data folder: submitted bots (bots/) and the bots' logs (logs/). "
+        "Default: <database>-data beside a SQLite file; ./arena-data for PostgreSQL, so give "
+        "it (or $ARENA_DATA_DIR) to every command on a PostgreSQL database.",
+        show_default=False,
+    ),
+]
+
+
+def data_dir_of(db: str | None, given: Path | None) -> Path:
+    """``--data-dir`` (or $ARENA_DATA_DIR), else the database's own (``default_data_dir``)."""
+    from arena.service.submission import default_data_dir
+
+    return Path(given).expanduser() if given is not None else default_data_dir(db)
+
+
+def tournament_logs(
+    db: str | None, tournament_id: int, log_dir: Path | None, data_dir: Path | None
+) -> Path:
+    """Where a tournament's bot logs go: ``--log-dir``, else its folder in the logs of the data
+    dir (``data_dir_of``), where ``arena match logs`` finds them."""
+    from arena.tournament.botlogs import logs_root, tournament_log_dir
+
+    if log_dir is not None:
+        return Path(log_dir)
+    return tournament_log_dir(logs_root(data_dir_of(db, data_dir)), tournament_id)

@@ -122,19 +122,12 @@ def tournament_run(
     """
     import sys
 
-    from rich.console import Console
-
     from arena._gen.arena.v1 import arena_pb2 as pb
-    from arena.cli.tournament_format import report
     from arena.protocol import ruleset_to_pb
     from arena.service.convert import DEALS
-    from arena.tournament import GameRecord, TerminalReporter
-    from arena.tournament.progress import QuietReporter
 
     if not bots:
         raise ArenaError("name the bots to play with --server (submitted bot names)")
-    interactive = sys.stdout.isatty() and not as_json
-    reporter = TerminalReporter(Console()) if interactive else QuietReporter()
     with connect(server, token, ca_file, insecure=insecure) as client:
         started = client.start_tournament(
             bots,
@@ -150,23 +143,67 @@ def tournament_run(
         )
         if not as_json:
             print(f"tournament {started.id} on {client.address}", file=sys.stderr)
-        names = list(started.bots)
-        final: pb.Tournament | None = None
-        reporter.start(started.id, names, started.matches_done, started.matches_total)
-        try:
-            for event in client.watch_tournament(started.id):
-                if event.HasField("match"):
-                    reporter.match_done(game_record(event.match, names, GameRecord))
-                final = event.tournament
-        except KeyboardInterrupt:
+        follow(client, started, as_json)
+
+
+def tournament_resume(
+    server: str,
+    token: str | None,
+    tournament_id: int,
+    *,
+    as_json: bool,
+    ca_file: Path | None = None,
+    insecure: bool = False,
+) -> None:
+    """``arena tournament resume ID --server``: the server plays the rest with its own runner;
+    this follows its stream and prints the report, as ``tournament run --server`` does."""
+    import sys
+
+    with connect(server, token, ca_file, insecure=insecure) as client:
+        resumed = client.resume_tournament(tournament_id)
+        if not as_json:
+            left = resumed.matches_total - resumed.matches_done
             print(
-                f"arena: stopped watching; tournament {started.id} goes on on the server "
-                f"{client.address}",
+                f"tournament {resumed.id} resumed on {client.address}: {left} of "
+                f"{resumed.matches_total} matches to play",
                 file=sys.stderr,
             )
-            raise typer.Exit(130) from None
-        finally:
-            reporter.stop()
+        follow(client, resumed, as_json)
+
+
+def follow(client: ArenaClient, started: Any, as_json: bool) -> None:
+    """Watch a tournament the server plays until it ends, with progress on a terminal, then
+    print its report; exit 1 when it ended otherwise than finished. Ctrl-C stops watching
+    only."""
+    import sys
+
+    from rich.console import Console
+
+    from arena._gen.arena.v1 import arena_pb2 as pb
+    from arena.cli.tournament_format import report
+    from arena.tournament import GameRecord, TerminalReporter
+    from arena.tournament.progress import QuietReporter
+
+    interactive = sys.stdout.isatty() and not as_json
+    reporter = TerminalReporter(Console()) if interactive else QuietReporter()
+    names = list(started.bots)
+    final: pb.Tournament | None = None
+    # The stream sends every match recorded so far first: the count starts from nothing.
+    reporter.start(started.id, names, 0, started.matches_total)
+    try:
+        for event in client.watch_tournament(started.id):
+            if event.HasField("match"):
+                reporter.match_done(game_record(event.match, names, GameRecord))
+            final = event.tournament
+    except KeyboardInterrupt:
+        print(
+            f"arena: stopped watching; tournament {started.id} goes on on the server "
+            f"{client.address}",
+            file=sys.stderr,
+        )
+        raise typer.Exit(130) from None
+    finally:
+        reporter.stop()
     assert final is not None
     if final.state != pb.TOURNAMENT_STATE_FINISHED:
         state = pb.TournamentState.Name(final.state).removeprefix("TOURNAMENT_STATE_").lower()

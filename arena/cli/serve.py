@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DbOption, SandboxOption
+from arena.cli.options import DataDirOption, DbOption, SandboxOption
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
 from arena.service.policy import Quotas, TournamentLimits
@@ -30,16 +30,7 @@ def serve(
         ),
     ] = "127.0.0.1:50051",
     db: DbOption = None,
-    data_dir: Annotated[
-        Path | None,
-        typer.Option(
-            "--data-dir",
-            envvar="ARENA_DATA_DIR",
-            help="Where submitted bots are stored, one folder per content hash (default: "
-            "<database>-data beside a SQLite file, else ./arena-data).",
-            show_default=False,
-        ),
-    ] = None,
+    data_dir: DataDirOption = None,
     tls_cert: Annotated[
         Path | None,
         typer.Option("--tls-cert", help="PEM certificate chain: serve over TLS (with --tls-key)."),

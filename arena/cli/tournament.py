@@ -12,6 +12,7 @@ from rich.table import Table
 
 from arena.cli.options import (
     CaFileOption,
+    DataDirOption,
     DbOption,
     InsecureOption,
     LogDirOption,
@@ -117,6 +118,7 @@ def run(
     as_json: JsonOption = False,
     log_dir: LogDirOption = None,
     db: DbOption = None,
+    data_dir: DataDirOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
@@ -174,7 +176,7 @@ def run(
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
         play(store, tid, None, as_json, mode, ray, ray_worker_cpus,
-             log_dir=_log_dir(db, tid, log_dir))  # fmt: skip
+             log_dir=_log_dir(db, tid, log_dir, data_dir))  # fmt: skip
 
 
 @app.command()
@@ -184,11 +186,35 @@ def resume(
     as_json: JsonOption = False,
     log_dir: LogDirOption = None,
     db: DbOption = None,
+    data_dir: DataDirOption = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    ca_file: CaFileOption = None,
+    insecure: InsecureOption = False,
     sandbox: SandboxOption = None,
     ray: RayOption = None,
     ray_worker_cpus: RayWorkerCpusOption = 2.0,
 ) -> None:
-    """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games."""
+    """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games.
+
+    With --server, the server plays them with its own runner (the tournament's creator's token
+    or an admin's), and this follows its progress to the report."""
+    if server:
+        # (--data-dir is not among them: $ARENA_DATA_DIR may set it, and it is unused here.)
+        given = {"--concurrency": concurrency, "--log-dir": log_dir, "--db": db,
+                 "--sandbox": sandbox, "--ray": ray}  # fmt: skip
+        chosen = [name for name, value in given.items() if value is not None]
+        if chosen:
+            raise ArenaError(
+                f"{', '.join(chosen)} and --server do not go together: the server plays the "
+                "tournament as it was started, with its own settings (arena serve)"
+            )
+        from arena.cli import remote
+
+        remote.tournament_resume(
+            server, token, tournament_id, as_json=as_json, ca_file=ca_file, insecure=insecure
+        )
+        return
     from arena.store import Store
     from arena.tournament import load_config
 
@@ -200,9 +226,10 @@ def resume(
                 raise ArenaError("a comparison is resumed here, without --ray")
             from arena.cli import compare
 
-            compare.play(store, tournament_id, concurrency, as_json, mode)  # exits with its verdict
+            compare.play(store, tournament_id, concurrency, as_json, mode,
+                         log_dir=_log_dir(db, tournament_id, log_dir, data_dir))  # fmt: skip
         play(store, tournament_id, concurrency, as_json, mode, ray, ray_worker_cpus,
-             log_dir=_log_dir(db, tournament_id, log_dir))  # fmt: skip
+             log_dir=_log_dir(db, tournament_id, log_dir, data_dir))  # fmt: skip
 
 
 @app.command()
@@ -238,16 +265,11 @@ def cancel(
     )
 
 
-def _log_dir(db: str | None, tournament_id: int, given: Any) -> Any:
-    """``--log-dir``, else the tournament's folder in the data dir's logs."""
-    from pathlib import Path
+def _log_dir(db: str | None, tournament_id: int, given: Any, data_dir: Any = None) -> Any:
+    """``--log-dir``, else the tournament's folder in the data dir's logs (``tournament_logs``)."""
+    from arena.cli.options import tournament_logs
 
-    if given is not None:
-        return Path(given)
-    from arena.service.submission import default_data_dir
-    from arena.tournament.botlogs import logs_root, tournament_log_dir
-
-    return tournament_log_dir(logs_root(default_data_dir(db)), tournament_id)
+    return tournament_logs(db, tournament_id, given, data_dir)
 
 
 @app.command()
@@ -274,7 +296,7 @@ def show(
     if server:
         from arena.cli.tournament_watch import remote_show
 
-        remote_show(server, token, tournament_id, as_json, ca_file)
+        remote_show(server, token, tournament_id, as_json, ca_file, matches=matches)
         return
     from arena.store import Store
     from arena.tournament import tournament_standings

@@ -74,14 +74,35 @@ def remote_rows(server: str, token: str | None, ca_file: Path | None) -> list[di
 
 
 def remote_show(
-    server: str, token: str | None, tournament_id: int, as_json: bool, ca_file: Path | None
+    server: str,
+    token: str | None,
+    tournament_id: int,
+    as_json: bool,
+    ca_file: Path | None,
+    *,
+    matches: bool = False,
 ) -> None:
+    """``arena tournament show ID --server [--matches]``: as the local show prints it."""
+    import json
+
     from arena.cli.remote import connect, report_parts
-    from arena.cli.tournament_format import report
+    from arena.cli.tournament_format import report, to_json
 
     with connect(server, token, ca_file) as client:
         t = client.get_tournament(tournament_id)
-    report(*report_parts(t), as_json)
+    if not matches:
+        report(*report_parts(t), as_json)
+        return
+    from arena.cli.match_list import print_matches
+    from arena.cli.remote_logs import list_matches
+
+    rows = list_matches(server, token, tournament_id=tournament_id, bot=None, ca_file=ca_file)
+    if as_json:
+        typer.echo(json.dumps({**to_json(*report_parts(t)), "matches": rows}, indent=2))
+        return
+    report(*report_parts(t), False)
+    typer.echo(f"\nMatches (t{tournament_id}-g<ordinal>, ordinals from 0):")
+    print_matches(rows, faults=False, as_json=False)
 
 
 def remote_watch(

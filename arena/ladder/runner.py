@@ -36,6 +36,7 @@ from arena.rules.ruleset import RuleSet
 from arena.store import GameStatus, Store, TournamentStatus
 from arena.store.rating_order import ORDER_KEY, RECORDED
 from arena.tournament import TournamentSettings, create_tournament_of, run_tournament
+from arena.tournament.botlogs import tournament_log_dir
 from arena.tournament.entrants import Entrant as TournamentEntrant
 
 log = logging.getLogger(__name__)
@@ -101,11 +102,15 @@ class Ladder:
         *,
         start_bot: Callable[..., Any] | None = None,
         executor: Callable[..., Any] | None = None,
+        logs: Path | None = None,
     ) -> None:
         self.store = store
         self.settings = settings or LadderSettings()
         self._start_bot = start_bot
         self._executor = executor
+        self._logs = logs
+        """The logs folder (``arena.tournament.botlogs.logs_root``): each pair's bot logs in
+        its tournament's folder there, as a tournament's; None keeps none."""
         self._matchmaker = Matchmaker(store.rating_config)
         self._rng = random.Random(
             self.settings.seed if self.settings.seed is not None else secrets.randbits(64)
@@ -198,6 +203,11 @@ class Ladder:
                 start_bot=self._start_bot,
                 sandbox=self.settings.sandbox,
                 executor=self._executor,
+                log_dir=(
+                    None
+                    if self._logs is None
+                    else tournament_log_dir(self._logs, pair.tournament_id)
+                ),
             )
         except ArenaError as exc:
             # A bot whose files are gone, a tournament cancelled meanwhile: this pair cannot

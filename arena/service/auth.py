@@ -19,7 +19,9 @@ from grpc import aio
 from arena.store import TokenInfo
 
 SERVICE_PREFIX = "/arena.v1.ArenaService/"
-WRITE_METHODS = frozenset({"SubmitBot", "StartTournament", "CancelTournament"})
+WRITE_METHODS = frozenset(
+    {"SubmitBot", "StartTournament", "CancelTournament", "ResumeTournament"}
+)
 METADATA_KEY = "authorization"
 MAX_TOKEN_CHARS = 200
 

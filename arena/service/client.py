@@ -172,6 +172,13 @@ class ArenaClient:
             self.stub.CancelTournament, pb.CancelTournamentRequest(id=tournament_id)
         ).tournament
 
+    def resume_tournament(self, tournament_id: int) -> pb.Tournament:
+        """Have the server play the rest of an interrupted tournament; follow it with
+        ``watch_tournament``."""
+        return self._call(
+            self.stub.ResumeTournament, pb.ResumeTournamentRequest(id=tournament_id)
+        ).tournament
+
     def list_matches(
         self, *, tournament_id: int = 0, bot: str = "", page_size: int = 0, page_token: str = ""
     ) -> pb.ListMatchesResponse:
@@ -213,6 +220,21 @@ class ArenaClient:
         details: str = exc.details() or ""  # type: ignore[attr-defined]
         if code == grpc.StatusCode.UNAVAILABLE:
             lowered = details.lower()
+            if self._tls and "certificate_verify_failed" in lowered:
+                why = details.split("CERTIFICATE_VERIFY_FAILED", 1)[-1].strip(": ")
+                why = why.split(":", 1)[0].strip() or "not trusted"
+                return RemoteError(
+                    f"cannot reach the arena at {self.address} over TLS: its certificate is not "
+                    f"trusted ({why}): pass the CA that signed it with --ca-file (or "
+                    f"{CA_FILE_ENV})",
+                    code,
+                )
+            if self._tls and "peer name" in lowered:
+                return RemoteError(
+                    f"cannot reach the arena at {self.address} over TLS: its certificate is not "
+                    "for that name (connect by a name or address the certificate lists)",
+                    code,
+                )
             if self._tls and ("handshake" in lowered or "wrong_version_number" in lowered):
                 return RemoteError(
                     f"cannot reach the arena at {self.address} over TLS: the server does not "
@@ -220,6 +242,8 @@ class ArenaClient:
                     "--tls-cert and --tls-key)",
                     code,
                 )
+            if not self._tls and "socket closed" in lowered:
+                details += " (if the server serves TLS, use --server https://HOST:PORT)"
             return RemoteError(f"cannot reach the arena at {self.address}: {details}", code)
         return RemoteError(f"arena at {self.address}: {code.name}: {details}", code)
 

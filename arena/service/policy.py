@@ -10,6 +10,8 @@ on (docs/service.md, "Who may do what").
   No one picks the deal seed: the server draws it (``arena.service.deals``).
 - **Quotas** (``Quotas``): submissions per token per hour, bytes stored per token and in total,
   tournaments running per token and on the server (RESOURCE_EXHAUSTED, saying what to do).
+- **Who may stop or resume a tournament** (``check_may_control``): the token that created it,
+  or an admin.
 - **Names** (``check_bot_name``): a bot name sent to the service follows bot.toml's rule; the
   sample bots' names are reserved.
 """
@@ -137,4 +139,18 @@ def check_may_start(
         raise PolicyError(
             f"rated tournaments of other tokens' bots need an admin token; not yours: {listed} "
             "(pit your own bots and the sample bots, or ask the arena's admin)"
+        )
+
+
+def check_may_control(
+    *, admin: bool, token_id: int | None, owner_token_id: int | None, tournament_id: int, verb: str
+) -> None:
+    """Whether a caller may ``verb`` (cancel, resume) a tournament: the token that created it
+    (``owner_token_id``; None when no token did, e.g. a local run) or an admin."""
+    if admin:
+        return
+    if token_id is None or owner_token_id is None or token_id != owner_token_id:
+        raise PolicyError(
+            f"tournament {tournament_id} was started by another token: only that token or an "
+            f"admin token may {verb} it"
         )

@@ -100,6 +100,27 @@ def sandbox_decision(config: ServerConfig) -> tuple[str, str]:
     )
 
 
+def bind_error(listen: str) -> str | None:
+    """Why the operating system refuses to bind HOST:PORT ("Address already in use"), found by
+    trying it with a plain socket once gRPC has failed to (its own message only says to turn
+    its logging on); None when that bind works or the address does not parse."""
+    import socket
+
+    host, _, port = listen.rpartition(":")
+    host = host.strip("[]") or "0.0.0.0"
+    try:
+        infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+    except (OSError, ValueError) as exc:
+        return getattr(exc, "strerror", None) or None
+    for family, kind, proto, _, address in infos:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                probe.bind(address)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
 class ArenaServer:
     """A started server; ``stop()`` shuts it down gracefully (module docstring).
 
@@ -148,6 +169,7 @@ class ArenaServer:
                     self.store,
                     dataclasses.replace(config.ladder, sandbox=self.sandbox),
                     executor=executor,
+                    logs=logs_root(data_dir),
                 )
             self.web = None
             if config.web_listen is not None:
@@ -216,11 +238,11 @@ class ArenaServer:
         try:
             port = add()  # type: ignore[operator]
         except RuntimeError as exc:
-            raise ArenaError(f"cannot listen on {self.config.listen}: {exc}") from None
+            why = bind_error(self.config.listen) or str(exc).split("; set GRPC_VERBOSITY", 1)[0]
+            raise ArenaError(f"cannot listen on {self.config.listen}: {why}") from None
         if not port:
-            raise ArenaError(
-                f"cannot listen on {self.config.listen}: the address is taken or invalid"
-            )
+            why = bind_error(self.config.listen) or "the address is taken or invalid"
+            raise ArenaError(f"cannot listen on {self.config.listen}: {why}")
         return int(port)
 
     @property
@@ -301,7 +323,7 @@ def serve(config: ServerConfig) -> None:
         reads = "need a token" if config.auth_reads else "open"
         print(
             f"arena: serving arena.v1 on {server.address}{tls}; database {server.store.url}; "
-            f"bots in {server.submissions.bots_dir}; reads {reads}",
+            f"bots and their logs in {server.submissions.bots_dir.parent}; reads {reads}",
             file=sys.stderr,
             flush=True,
         )

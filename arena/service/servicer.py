@@ -33,7 +33,7 @@ from arena.service.convert import (
 )
 from arena.service.policy import PolicyError, QuotaError, check_bot_name
 from arena.service.submission import BotSubmissions
-from arena.service.tournaments import ShuttingDownError, TournamentManager
+from arena.service.tournaments import ShuttingDownError, TournamentManager, TournamentStateError
 from arena.service.visibility import MatchView, SealedError, public_detail
 from arena.store import NotFoundError, NotOwnerError, Store
 from arena.tournament.entrants import sample_bot_dirs
@@ -53,7 +53,7 @@ def _status_of(exc: BaseException) -> grpc.StatusCode | None:
         return grpc.StatusCode.NOT_FOUND
     if isinstance(exc, ArchiveError | InvalidRuleSetError | ValueError):
         return grpc.StatusCode.INVALID_ARGUMENT
-    if isinstance(exc, SealedError):
+    if isinstance(exc, SealedError | TournamentStateError):
         return grpc.StatusCode.FAILED_PRECONDITION
     if isinstance(exc, ShuttingDownError):
         return grpc.StatusCode.UNAVAILABLE
@@ -212,6 +212,17 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         return pb.CancelTournamentResponse(
             tournament=self._tournaments.cancel(tournament_id, caller)
         )
+
+    async def ResumeTournament(
+        self, request: pb.ResumeTournamentRequest, context: aio.ServicerContext
+    ) -> pb.ResumeTournamentResponse:
+        return await self._call(
+            context, "ResumeTournament", self._resume_tournament, request.id, current_caller()
+        )
+
+    def _resume_tournament(self, tournament_id: int, caller: Caller) -> pb.ResumeTournamentResponse:
+        self._tournaments.resume(tournament_id, caller)
+        return pb.ResumeTournamentResponse(tournament=self._tournaments.describe(tournament_id))
 
     async def WatchTournament(
         self, request: pb.WatchTournamentRequest, context: aio.ServicerContext

@@ -46,6 +46,7 @@ from arena.service.policy import (
     Quotas,
     TournamentLimits,
     check_bot_name,
+    check_may_control,
     check_may_start,
     check_tournament_bounds,
 )
@@ -58,11 +59,12 @@ from arena.tournament import (
     GameRecord,
     TournamentSettings,
     create_tournament,
+    load_config,
     run_tournament,
     tournament_standings,
 )
 from arena.tournament.botlogs import tournament_log_dir
-from arena.tournament.entrants import sample_bot_dirs
+from arena.tournament.entrants import check_unchanged, sample_bot_dirs
 from arena.tournament.runner import ExecutorFactory
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,16 @@ WATCH_POLL_S = 5.0
 
 class ShuttingDownError(ArenaError):
     """The server is shutting down and starts nothing new."""
+
+
+class TournamentStateError(ArenaError):
+    """The tournament is not in a state that allows the request (FAILED_PRECONDITION): finished,
+    cancelled, already being played, or not running when asked to stop."""
+
+
+OWNER_KEY = "service_owner_token_id"
+"""Stored in the config of a tournament the service created: the token that asked for it, who
+(with an admin) may cancel or resume it, also after a restart."""
 
 
 @dataclass
@@ -123,6 +135,15 @@ def _present(view: MatchView | None, matches: list[MatchSummary]) -> list[pb.Mat
 
 def _read_matches(store: Store, tournament_id: int) -> tuple[TournamentInfo, list[MatchSummary]]:
     return store.get_tournament(tournament_id), store.list_matches(tournament_id=tournament_id)
+
+
+LADDER_CONFIG_KEY = "ladder"
+"""The mark the ladder puts in its pairs' configs (``arena.ladder.runner.LADDER_KEY``)."""
+
+
+def _owner_of(info: TournamentInfo) -> int | None:
+    owner = info.config.get(OWNER_KEY)
+    return owner if isinstance(owner, int) and not isinstance(owner, bool) else None
 
 
 class _WatchReporter:
@@ -258,15 +279,18 @@ class TournamentManager:
         )
         with self._starting:  # one start at a time: the running counts below stay true
             self._check_running_quota(caller)
-            tournament_id = create_tournament(self._store, settings)
+            tournament_id = create_tournament(
+                self._store, settings, extra={OWNER_KEY: caller.token_id}
+            )
             thread = self._register(tournament_id, caller.token_id)
         thread.start()
         return tournament_id
 
     def resume_interrupted(self) -> list[str]:
         """Play again the tournaments this service was playing when it stopped (created here,
-        not finished, and played by nobody now); says which, for the server's log. Their owner
-        is not known after a restart: they count against no token's quota."""
+        not finished, and played by nobody now); says which, for the server's log. Each counts
+        against its creator's quota again (``OWNER_KEY``; none for a tournament created before
+        the creator was stored)."""
         said = []
         for info in self._store.list_tournaments():
             if info.config.get("origin") != "service":
@@ -280,8 +304,62 @@ class TournamentManager:
                 f"{info.games_total - info.games_done} of {info.games_total} matches left"
             )
             log.info("%s", said[-1])
-            self._register(info.id, None).start()
+            self._register(info.id, _owner_of(info)).start()
         return said
+
+    def resume(self, tournament_id: int, caller: Caller) -> None:
+        """Play the rest of an interrupted tournament here, with the server's own runner (as
+        ``resume_interrupted`` does after a restart): its creator's token or an admin's; the
+        running-tournament quotas apply, counted against the creator."""
+        with self._lock:
+            if self._closing:
+                raise ShuttingDownError("the server is shutting down; resume the tournament later")
+        info, config = load_config(self._store, tournament_id)  # NotFoundError
+        owner = _owner_of(info)
+        check_may_control(
+            admin=caller.admin, token_id=caller.token_id, owner_token_id=owner,
+            tournament_id=tournament_id, verb="resume",
+        )  # fmt: skip
+        if info.status is not TournamentStatus.RUNNING:
+            raise TournamentStateError(
+                f"tournament {tournament_id} is {info.status.value}: nothing is left to resume"
+            )
+        if config.compare is not None:
+            raise TournamentStateError(
+                f"tournament {tournament_id} is a comparison (arena compare): resume it on the "
+                f"arena's database, `arena tournament resume {tournament_id}`"
+            )
+        if LADDER_CONFIG_KEY in info.config:
+            raise TournamentStateError(
+                f"tournament {tournament_id} is a ladder pair: the ladder plays its own"
+            )
+        for entrant in config.entrants:  # refused now, not in the runner after the reply
+            try:
+                check_unchanged(entrant)
+            except ArenaError as exc:
+                raise TournamentStateError(
+                    str(exc)
+                    if caller.admin  # a member is not shown the server's paths
+                    else f"bot {entrant.name}: its stored files are gone or changed on the "
+                    "server; ask the arena's admin"
+                ) from None
+        with self._starting:  # one start at a time: the running counts stay true
+            if self.is_running(tournament_id):
+                raise TournamentStateError(
+                    f"tournament {tournament_id} is already being played on this server"
+                )
+            if self._store.tournament_player_active(tournament_id):
+                raise TournamentStateError(
+                    f"tournament {tournament_id} is already being played by another process on "
+                    "the arena's database (`arena tournament watch` follows it)"
+                )
+            self._check_running_quota(Caller(token_id=owner, role=caller.role))
+            thread = self._register(tournament_id, owner)
+        log.info(
+            "resuming tournament %s on request: %s of %s matches left",
+            tournament_id, info.games_total - info.games_done, info.games_total,
+        )  # fmt: skip
+        thread.start()
 
     def _register(self, tournament_id: int, owner_token_id: int | None) -> threading.Thread:
         running = _Running(tournament_id, owner_token_id=owner_token_id)
@@ -326,6 +404,8 @@ class TournamentManager:
                     else tournament_log_dir(self.logs_dir, running.tournament_id)
                 ),
             )
+        except ArenaError as exc:  # e.g. another process took its lock in the meantime
+            log.error("tournament %s not played: %s", running.tournament_id, exc)
         except Exception:
             log.exception("tournament %s failed", running.tournament_id)
         finally:
@@ -443,17 +523,14 @@ class TournamentManager:
         with self._lock:
             running = self._running.get(tournament_id)
         if running is None:
-            raise ArenaError(
+            raise TournamentStateError(
                 f"tournament {tournament_id} is not running on this server; only a running "
                 "tournament can be cancelled"
             )
-        if not caller.admin and (
-            caller.token_id is None or caller.token_id != running.owner_token_id
-        ):
-            raise PolicyError(
-                f"tournament {tournament_id} was started by another token: only that token or "
-                "an admin token may cancel it"
-            )
+        check_may_control(
+            admin=caller.admin, token_id=caller.token_id, owner_token_id=running.owner_token_id,
+            tournament_id=tournament_id, verb="cancel",
+        )  # fmt: skip
         running.cancelled = True
         running.stop_starting.set()
         running.abort.set()

@@ -6,6 +6,7 @@ import dataclasses
 import fcntl
 import json
 import os
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -131,10 +132,8 @@ class TournamentsMixin(StoreCore):
             return
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise busy from None
+            if not _flock_waiting(fd):
+                raise busy
             yield
         finally:
             os.close(fd)
@@ -158,13 +157,19 @@ class TournamentsMixin(StoreCore):
 
     def tournament_player_active(self, tournament_id: int) -> bool:
         """Whether a process (this one included) holds the tournament's player lock now: a
-        ``running`` tournament nobody plays was interrupted (its runner died or was stopped)."""
+        ``running`` tournament nobody plays was interrupted (its runner died or was stopped).
+
+        PostgreSQL: the advisory lock in ``pg_locks``, of this database only (the keys are per
+        database, the view is of the whole server). SQLite: the lock file's ``flock`` taken and
+        dropped at once (true across containers, where ``/proc/locks`` may not show the
+        holder); a player starting at that moment waits for it (``_flock_waiting``)."""
         if self.dialect == "postgresql":
             with self._errors(), self._engine.connect() as conn:
                 held = conn.execute(
                     text(
-                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
-                        "AND classid = :space AND objid = :id AND granted"
+                        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
+                        "AND classid = :space AND objid = :id AND objsubid = 2 AND database = "
+                        "(SELECT oid FROM pg_database WHERE datname = current_database())"
                     ),
                     {"space": PG_TOURNAMENT_LOCK, "id": tournament_id},
                 ).scalar()
@@ -223,6 +228,25 @@ class TournamentsMixin(StoreCore):
                 .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
                 .execution_options(synchronize_session=False)
             )
+
+
+PEEK_WAIT_S = 0.5
+"""How long a player waits for a SQLite tournament lock held by someone only looking whether it
+is held (``tournament_player_active`` holds it for microseconds): a real player holds it for the
+whole tournament."""
+
+
+def _flock_waiting(fd: int) -> bool:
+    """Take ``flock`` on ``fd``, trying again for ``PEEK_WAIT_S``; False when it stays held."""
+    deadline = time.monotonic() + PEEK_WAIT_S
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
 
 
 def _game_counts(s: Session, ids: Sequence[int]) -> dict[int, tuple[int, int]]:

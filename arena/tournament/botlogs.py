@@ -3,7 +3,8 @@ them, and reading one match's lines back.
 
 A bot's output (stdout and stderr) goes to a size-capped log (``arena.runtime.botlog``). The
 arena keeps it under a logs folder, by default ``<data dir>/logs`` (the data dir is the store's:
-``<db stem>-data`` beside a SQLite file, ``$ARENA_DATA_DIR`` or ``./arena-data`` otherwise):
+``--data-dir`` or ``$ARENA_DATA_DIR`` on every command, else ``<db stem>-data`` beside a SQLite
+file, else ``./arena-data``):
 
 - ``tournament-<id>/<bot name>/<bot name>.log``: one log per bot for the whole tournament, every
   match it played, its restarts after a crash and every resume appended to it;

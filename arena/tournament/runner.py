@@ -156,8 +156,11 @@ def check_concurrency(concurrency: int) -> None:
         raise ArenaError(f"--concurrency must be at least 1 (matches at once), got {concurrency}")
 
 
-def create_tournament(store: Store, settings: TournamentSettings) -> int:
-    """Check the request, register its bots, store the tournament and its whole schedule."""
+def create_tournament(
+    store: Store, settings: TournamentSettings, *, extra: dict[str, Any] | None = None
+) -> int:
+    """Check the request, register its bots, store the tournament and its whole schedule
+    (``extra``: keys of the caller's own in the stored config, as ``create_tournament_of``)."""
     validate(len(settings.bots), settings.games)
     check_concurrency(settings.concurrency)
     if settings.compare is not None and len(settings.bots) != 2:
@@ -166,7 +169,7 @@ def create_tournament(store: Store, settings: TournamentSettings) -> int:
         store, settings.bots, names_only=settings.names_only,
         allow_twice=settings.compare is not None,
     )  # fmt: skip
-    return create_tournament_of(store, entrants, settings)
+    return create_tournament_of(store, entrants, settings, extra=extra)
 
 
 def create_tournament_of(

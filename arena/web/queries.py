@@ -6,15 +6,13 @@ pasted into SQL. Reads only; the web never writes to the store.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy import case, func, literal, select, text, union_all
+from sqlalchemy import case, func, literal, select, union_all
 from sqlalchemy.orm import Session
 
 from arena.ratings import conservative_score
@@ -267,42 +265,12 @@ def tournament_match_sequences(store: Store, tournament_id: int) -> set[int]:
 
 def tournament_being_played(store: Store, tournament_id: int) -> bool | None:
     """Whether some process holds the tournament's player lock now (``Store.
-    tournament_player_lock``), seen without taking it; None when this cannot be told.
-
-    PostgreSQL: the advisory lock in ``pg_locks``. SQLite: the ``flock`` on the lock file, in
-    ``/proc/locks`` (Linux). Taking the lock to test it would race with a process starting to
-    play, so it is only looked at.
-    """
-    from arena.store.tournaments import PG_TOURNAMENT_LOCK
-
-    if store.dialect == "postgresql":
-        with read_session(store) as s:
-            held = s.scalar(
-                text(
-                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted "
-                    "AND classid = :space AND objid = :id AND objsubid = 2"
-                ),
-                {"space": PG_TOURNAMENT_LOCK, "id": tournament_id},
-            )
-        return bool(held)
+    tournament_player_lock``), seen without taking it (``Store.tournament_player_active``);
+    None when this cannot be told (an in-memory database)."""
     database = store._engine.url.database
-    if not database or database == ":memory:":
+    if store.dialect != "postgresql" and (not database or database == ":memory:"):
         return None
-    path = Path(f"{database}.locks") / f"tournament-{tournament_id}.lock"
-    try:
-        st = os.stat(path)
-        table = Path("/proc/locks").read_text()
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return None
-    major, minor = os.major(st.st_dev), os.minor(st.st_dev)
-    wanted = {f"{major:02x}:{minor:02x}:{st.st_ino}", f"{major}:{minor}:{st.st_ino}"}
-    for line in table.splitlines():
-        parts = line.split()
-        if "FLOCK" in parts and any(p in wanted for p in parts):
-            return True
-    return False
+    return store.tournament_player_active(tournament_id)
 
 
 def tournament_state(store: Store, status: TournamentStatus, tournament_id: int) -> str:

@@ -75,6 +75,11 @@ class ArenaServiceStub:
                 request_serializer=arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.FromString,
                 _registered_method=True)
+        self.ResumeTournament = channel.unary_unary(
+                '/arena.v1.ArenaService/ResumeTournament',
+                request_serializer=arena_dot_v1_dot_arena__pb2.ResumeTournamentRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_arena__pb2.ResumeTournamentResponse.FromString,
+                _registered_method=True)
         self.ListMatches = channel.unary_unary(
                 '/arena.v1.ArenaService/ListMatches',
                 request_serializer=arena_dot_v1_dot_arena__pb2.ListMatchesRequest.SerializeToString,
@@ -170,6 +175,18 @@ class ArenaServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResumeTournament(self, request, context):
+        """ResumeTournament plays the rest of an interrupted tournament on this server, with the
+        server's own runner, and returns at once; follow it with WatchTournament. Its creator's
+        token or an admin's may resume it (PERMISSION_DENIED otherwise); the running-tournament
+        quotas apply (RESOURCE_EXHAUSTED). A tournament that is finished, cancelled, already being
+        played (here or by another process on the arena's database), or a comparison, gets
+        FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListMatches(self, request, context):
         """ListMatches lists recorded matches, newest first, optionally of one tournament or one bot.
         """
@@ -250,6 +267,11 @@ def add_ArenaServiceServicer_to_server(servicer, server):
                     servicer.CancelTournament,
                     request_deserializer=arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.FromString,
                     response_serializer=arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.SerializeToString,
+            ),
+            'ResumeTournament': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeTournament,
+                    request_deserializer=arena_dot_v1_dot_arena__pb2.ResumeTournamentRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_arena__pb2.ResumeTournamentResponse.SerializeToString,
             ),
             'ListMatches': grpc.unary_unary_rpc_method_handler(
                     servicer.ListMatches,
@@ -494,6 +516,33 @@ class ArenaService:
             '/arena.v1.ArenaService/CancelTournament',
             arena_dot_v1_dot_arena__pb2.CancelTournamentRequest.SerializeToString,
             arena_dot_v1_dot_arena__pb2.CancelTournamentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeTournament(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.ArenaService/ResumeTournament',
+            arena_dot_v1_dot_arena__pb2.ResumeTournamentRequest.SerializeToString,
+            arena_dot_v1_dot_arena__pb2.ResumeTournamentResponse.FromString,
             options,
             channel_credentials,
             insecure,
