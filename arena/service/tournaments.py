@@ -370,7 +370,6 @@ class TournamentManager:
         with self._lock:
             self._running[tournament_id] = running
         return thread
-        thread.start()
 
     def _check_running_quota(self, caller: Caller) -> None:
         with self._lock:
