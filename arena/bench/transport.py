@@ -81,12 +81,16 @@ def bench_bots(count: int = 2) -> Iterator[list[Any]]:
 
 
 def process_cpu_s(pids: Sequence[int]) -> float:
-    """CPU time (user + system) used so far by the processes ``pids``, from /proc."""
+    """CPU time (user + system) used so far by the processes ``pids`` and the processes below
+    them (a sandboxed bot's ``pid`` is its ``bwrap``, the bot a child of it), from /proc."""
     import os
+
+    from arena.runtime.supervisor import descendants, process_table
 
     tick = os.sysconf("SC_CLK_TCK")
     total = 0
-    for pid in pids:
+    table = process_table()
+    for pid in [p for root in pids for p in (root, *descendants(root, table))]:
         try:
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()

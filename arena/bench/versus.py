@@ -19,6 +19,7 @@ figures compared are the sums over all turns. Probes use only interfaces both ch
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -53,6 +54,11 @@ print(json.dumps(result))
 """
 
 
+_PROBE_ENV = {**os.environ, "ARENA_SANDBOX": "off"}
+"""Bots run unsandboxed in both checkouts: an older one may have no sandbox, and the sandbox's
+own cost is measured apart (``arena bench referee --sandbox compare``)."""
+
+
 def _probe(checkout: Path, code: str, *args: object) -> dict[str, Any]:
     python = checkout / ".venv" / "bin" / "python"
     if not python.exists():
@@ -60,6 +66,7 @@ def _probe(checkout: Path, code: str, *args: object) -> dict[str, Any]:
     done = subprocess.run(
         [str(python), "-c", code, *map(str, args)],
         cwd=checkout,
+        env=_PROBE_ENV,
         capture_output=True,
         text=True,
         check=False,
