@@ -148,7 +148,7 @@ def _ms(value: float | None) -> str:
 def _situations(rpc: str, counts: dict[str, int]) -> str:
     shown = list(_SHOWN.get(rpc, ()))
     shown += [k for k in sorted(counts) if k not in shown]
-    return ", ".join(f"{k} {counts.get(k, 0)}" for k in shown)
+    return ", ".join(f"{k}: {counts.get(k, 0)}" for k in shown)
 
 
 def format_report(report: Any) -> str:

@@ -17,6 +17,7 @@ The first fault ends the check (a tournament's default policy, ``forfeit``): the
 
 from __future__ import annotations
 
+import hashlib
 import random
 import statistics
 import tempfile
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.referee import ClockConfig, FaultPolicy, MatchResult, Termination, new_match_id
+from arena.referee import ClockConfig, FaultPolicy, MatchResult, Termination
 from arena.referee.observed import Call, play_observed
 from arena.referee.session import serves_session
 from arena.rules import Match
@@ -317,7 +318,8 @@ def _answer_kind(rpc: str, action: Any) -> str:
     if rpc == "Bid":
         return "Nil" if action == 0 else "non-Nil"
     if rpc == "Exchange":
-        return f"put aside {len(tuple(action))}"
+        n = len(tuple(action))
+        return f"{n} card{'s' if n != 1 else ''} put aside"
     return ""
 
 
@@ -355,7 +357,7 @@ def check_bot(
             seats = (bot, opponent) if bot_seat == 0 else (opponent, bot)
             result = play_observed(
                 seats, seed=deal, observer=_Tally(report, bot_seat, script), rules=rules,
-                clock=clock, policy=FaultPolicy("forfeit"), match_id=new_match_id(),
+                clock=clock, policy=FaultPolicy("forfeit"), match_id=_match_id(seed, i),
                 sessions=sessions,
             )  # fmt: skip
             report.matches.append(_match_summary(result, bot_seat, sessions, strong))
@@ -371,6 +373,12 @@ def check_bot(
             if missing and row.asked:
                 report.notes.append(f"{rpc}: {missing}")
     return report
+
+
+def _match_id(seed: int, i: int) -> str:
+    """The id the bot sees, from the check's seed: a bot that seeds its choices by the match id
+    (the sample bots with ARENA_BOT_SEED) plays the same check again for the same seed."""
+    return hashlib.sha256(f"spades-arena/bot-check/{seed}/{i}".encode()).hexdigest()[:32]
 
 
 def _serves_session(bot: Any) -> bool:
