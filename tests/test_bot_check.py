@@ -263,3 +263,21 @@ def test_the_observed_match_is_the_match_play_match_plays() -> None:
     assert [(c.seat, c.action) for c in decided] == [(d.seat, d.action) for d in observed.decisions]
     assert sum(c.rpc == "EndMatch" for c in recorder.calls) == 2
     assert all(c.answered and c.legal for c in recorder.calls)
+
+
+@pytest.mark.slow
+def test_the_time_bank_is_spent_as_in_a_tournament(tmp_path: Path) -> None:
+    # Every 40th decision takes 300 ms against a 200 ms limit: 100 ms from the bank each time.
+    # Decisions 40 and 80 fall in the first match (84 of the bot's decisions, 3 hands).
+    bot = str(hostile(tmp_path, "slow", HOSTILE_FRACTION="1.5", HOSTILE_SLOW_EVERY="40"))
+    args = ("--seed", "1", "--matches", "2", "--move-timeout", "200")
+    code, report = check_json(bot, *args, "--time-bank", "250")
+    assert code == 0, report["reason"]
+    assert report["clock"] == {"move_time_ms": 200, "time_bank_ms": 250}
+    slowest = max(r["max_ms"] for r in report["rpcs"].values() if r["max_ms"] is not None)
+    assert 300 <= slowest < 450
+    # With 150 ms of bank the second overrun is past the deadline (200 ms + the 50 ms left).
+    code, report = check_json(bot, *args, "--time-bank", "150")
+    assert code == 1
+    # (less what the first overrun took beyond its 100 ms)
+    assert re.search(r"no answer to \w+ within 2[45]\d ms", report["reason"]), report["reason"]

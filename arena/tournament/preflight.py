@@ -89,6 +89,8 @@ class CheckReport:
     clock: ClockConfig
     rules: RuleSet
     seed: int
+    sandbox: bool | None = None
+    """Whether the bot ran in the sandbox; None for a bot the arena did not start."""
     rows: dict[str, RpcTally] = field(default_factory=lambda: {r: RpcTally() for r in RPC_ORDER})
     session: RpcTally | None = None
     """The calls made on the PlaySession stream; None when the bot does not serve it."""
@@ -107,7 +109,9 @@ class CheckReport:
         for rpc, row in self.rows.items():
             if row.asked:
                 continue
-            if rpc == "Exchange" and not self.rows["DecideDoubleNil"].situations.get("declared"):
+            if rpc in ("DecideDoubleNil", "Exchange") and not self.rules.double_nil_allowed:
+                out[rpc] = "the rules say double_nil_allowed = false, so it is never asked (R-3.3)"
+            elif rpc == "Exchange" and not self.rows["DecideDoubleNil"].situations.get("declared"):
                 out[rpc] = "the bot never declared Double Nil, so Exchange was not asked"
             elif not self.passed:
                 out[rpc] = "the check stopped at the failure before it was asked"
@@ -132,6 +136,7 @@ class CheckReport:
             "passed": self.passed,
             "reason": self.reason,
             "seed": self.seed,
+            "sandbox": self.sandbox,
             "clock": {
                 "move_time_ms": self.clock.move_time_ms,
                 "time_bank_ms": self.clock.time_bank_ms,
@@ -338,11 +343,10 @@ def check_bot(
     so on; over its stream in the first half and the unary RPCs in the rest when it serves
     PlaySession), each on a deal searched from ``seed``; stops at the first fault."""
     rules = replace(rules, max_hands=min(rules.max_hands, hands))
-    report = CheckReport(bot.name, clock, rules, seed)
-    if not rules.double_nil_allowed:
-        report.notes.append(
-            "double_nil_allowed = false: DecideDoubleNil and Exchange are never asked (R-3.3)"
-        )
+    sandboxed = getattr(bot, "sandboxed", None)
+    report = CheckReport(
+        bot.name, clock, rules, seed, sandbox=None if sandboxed is None else bool(sandboxed)
+    )
     served = _serves_session(bot)
     if served:
         report.session = RpcTally()
@@ -366,6 +370,14 @@ def check_bot(
                 report.passed = False
                 report.reason = failure
                 break
+    alive = getattr(bot, "alive", None)
+    if report.passed and callable(alive) and not alive():
+        how = getattr(bot, "exit_description", None)
+        report.passed = False
+        report.reason = (
+            f"{bot.name}: its process has exited{f' ({how})' if how else ''} after the last "
+            "EndMatch"
+        )
     if report.passed:
         for rpc in ("DecideDoubleNil", "Draw", "Exchange", "Bid", "Play"):
             row = report.rows[rpc]
