@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.referee import ClockConfig, FaultPolicy, MatchResult, Termination
 from arena.referee.observed import Call, play_observed
 from arena.referee.session import serves_session
@@ -41,6 +42,7 @@ __all__ = [
     "RPC_ORDER",
     "CheckReport",
     "RpcTally",
+    "ScriptError",
     "check_bot",
     "scripted_opponent",
     "start_for_check",
@@ -170,6 +172,16 @@ def start_for_check(
 # -- the scripted opponent -------------------------------------------------------------------
 
 
+class ScriptError(ArenaError):
+    """The scripted opponent itself failed: the check says nothing about the bot then."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(
+            f"the check's scripted opponent failed ({detail}); is the machine overloaded, or "
+            "--move-timeout too small for it? The bot was not judged"
+        )
+
+
 class _Script(Bot):
     """The opponent: simple, legal, and steering the bot into the situations to check.
 
@@ -226,7 +238,7 @@ def scripted_opponent() -> Iterator[tuple[_Script, Any]]:
             bot = RemoteBot(OPPONENT_NAME, target)
             try:
                 if not bot.serving(timeout=5.0):
-                    raise RuntimeError("the scripted opponent did not start")
+                    raise ScriptError("the scripted opponent did not start")
                 yield script, bot
             finally:
                 bot.stop()
@@ -292,8 +304,8 @@ class _Tally:
 
     def called(self, call: Call) -> None:
         if call.seat != self.bot_seat:
-            if not call.legal and call.rpc not in ("EndMatch",):
-                raise RuntimeError(f"the scripted opponent faulted on {call.rpc}: {call.fault}")
+            if not call.legal and call.rpc != "EndMatch":
+                raise ScriptError(f"{call.rpc}: {call.fault or 'no legal answer in time'}")
             return
         report = self.report
         for row in (report.rows[call.rpc], report.session if call.session else None):
@@ -422,7 +434,7 @@ def _failure(result: MatchResult, bot_seat: int) -> str:
     if result.termination is Termination.ABORTED:
         return result.detail or "the match was aborted"
     if result.winner == bot_seat:
-        raise RuntimeError(f"the scripted opponent forfeited: {result.detail}")
+        raise ScriptError(result.detail)
     return result.detail
 
 
