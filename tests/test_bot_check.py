@@ -216,6 +216,15 @@ def test_a_running_bot_is_checked_at_host_port_and_unix_path(
         assert report["bot"] == target
         assert report["rpcs"]["Play"]["asked"] == report["rpcs"]["Play"]["legal"] > 0
     assert tcp.proc.poll() is None  # not ours to stop
+    # `arena match` takes the same unix:PATH for a seat (one way to connect, shared).
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena", "match", unix, str(SAMPLES / "random"), "--no-record",
+         "--target-score", "100", "--json"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+        env={**os.environ, "ARENA_SANDBOX": "off"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["players"] == [f"remote@{unix}", "random@1.0"]
 
 
 @pytest.mark.slow
