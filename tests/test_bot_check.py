@@ -175,6 +175,18 @@ def test_an_illegal_answer_over_the_stream_fails_as_over_unary(tmp_path: Path) -
     assert report["matches"][0]["transport"] == "PlaySession"
 
 
+def test_a_session_turned_down_is_played_over_unary_rpcs(tmp_path: Path) -> None:
+    bot = hostile(tmp_path, "good", HOSTILE_SESSION="unimplemented")
+    code, report = check_json(str(bot), "--seed", "1", "--matches", "2")
+    assert code == 0, report["reason"]
+    assert report["play_session"]["asked"] == 0
+    assert [m["transport"] for m in report["matches"]] == [
+        "unary (the bot turned its PlaySession down)",
+        "unary",
+    ]
+    assert report["rpcs"]["Play"]["asked"] == report["rpcs"]["Play"]["legal"] > 0
+
+
 def test_not_a_bot_directory_is_a_usage_error(tmp_path: Path) -> None:
     proc = check(str(tmp_path / "nope"))
     assert proc.returncode == 2

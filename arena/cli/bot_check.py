@@ -171,6 +171,8 @@ def format_report(report: Any) -> str:
         if rpc == "PlaySession":
             stream = sum(1 for m in report.matches if m["transport"] == "PlaySession")
             seen = f"requests on the stream ({stream} matches; {n - stream} over unary RPCs)"
+            if not t.asked:
+                seen = "listed through reflection but turned down: unary RPCs instead"
         elif rpc in notes:
             seen = f"not exercised: {notes[rpc]}"
         else:

@@ -127,10 +127,12 @@ def _drive_observed(referee: _Referee, observer: Observer) -> MatchResult:
                 t0 = perf_counter_ns()
                 got = seat.notice(name, data, limit_ns)
                 elapsed = perf_counter_ns() - t0
+                ok = got is None
+                # A session turned down on its first request was not used (unary instead).
+                on_session = on_session and (seat.session is not None or not ok)
                 if kind is END_MATCH:
                     seat.close_session()
                 fault = got.detail if type(got) is _Fault else ""
-                ok = got is None
                 # Told before the generator goes on: the last EndMatch ends it.
                 observer.called(Call(seat.index, name, elapsed, ok, ok, on_session, None, fault))
                 op = ops.send(None if kind is END_MATCH else got)

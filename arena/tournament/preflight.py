@@ -211,7 +211,15 @@ class _Script(Bot):
     def play(self, view: View) -> int:
         legal = sorted(view.legal_cards, key=lambda c: c % 13)
         current = view.current_trick
-        if current is not None and current.winner is None:
+        following = current is not None and current.winner is None
+        if view.seats[view.seat].double_nil:
+            if not following:
+                return legal[0]
+            assert current is not None
+            led = current.cards[0]
+            losing = [c for c in legal if not _beats(c, led)]
+            return losing[-1] if losing else legal[0]  # its best try at no trick (R-5.4)
+        if following:
             return legal[0]  # follow low: the bot wins tricks, and leads them
         table = self.table
         if table is not None:
@@ -223,6 +231,13 @@ class _Script(Bot):
         for c in legal:
             by_suit.setdefault(c // 13, []).append(c)
         return max(by_suit.values(), key=len)[0]
+
+
+def _beats(card: int, led: int) -> bool:
+    """Whether ``card`` played to ``led`` wins the trick (R-4.6)."""
+    if card // 13 == led // 13:
+        return card % 13 > led % 13
+    return card // 13 == 3
 
 
 @contextmanager
@@ -276,6 +291,8 @@ class _Tally:
         self.bot_seat = bot_seat
         self.script = script
         self.situation: str | None = None
+        self.on_stream = 0
+        """The bot's calls made on its PlaySession stream in this match."""
 
     def asking(self, seat: int, rpc: str, match: Match) -> None:
         self.script.table = match
@@ -308,6 +325,7 @@ class _Tally:
                 raise ScriptError(f"{call.rpc}: {call.fault or 'no legal answer in time'}")
             return
         report = self.report
+        self.on_stream += call.session
         for row in (report.rows[call.rpc], report.session if call.session else None):
             if row is None:
                 continue
@@ -371,12 +389,16 @@ def check_bot(
             sessions = served and i < (matches + 1) // 2
             script.bot_seat = bot_seat
             seats = (bot, opponent) if bot_seat == 0 else (opponent, bot)
+            tally = _Tally(report, bot_seat, script)
             result = play_observed(
-                seats, seed=deal, observer=_Tally(report, bot_seat, script), rules=rules,
+                seats, seed=deal, observer=tally, rules=rules,
                 clock=clock, policy=FaultPolicy("forfeit"), match_id=_match_id(seed, i),
                 sessions=sessions,
             )  # fmt: skip
-            report.matches.append(_match_summary(result, bot_seat, sessions, strong))
+            transport = "PlaySession" if tally.on_stream else "unary"
+            if sessions and not tally.on_stream:
+                transport = "unary (the bot turned its PlaySession down)"
+            report.matches.append(_match_summary(result, bot_seat, transport, strong))
             failure = _failure(result, bot_seat)
             if failure:
                 report.passed = False
@@ -439,13 +461,13 @@ def _failure(result: MatchResult, bot_seat: int) -> str:
 
 
 def _match_summary(
-    result: MatchResult, bot_seat: int, sessions: bool, strong: bool
+    result: MatchResult, bot_seat: int, transport: str, strong: bool
 ) -> dict[str, Any]:
     return {
         "match_id": result.match_id,
         "seed": result.seed,
         "bot_seat": bot_seat,
-        "transport": "PlaySession" if sessions else "unary",
+        "transport": transport,
         "deal": "strong first hand" if strong else "weak first hand",
         "hands": result.hands_played,
         "termination": result.termination.value,
