@@ -78,9 +78,9 @@ def check(
 ) -> None:
     """Play BOT through every RPC against a scripted opponent, judged as a tournament judges.
 
-    Prints each RPC kind: asked, answered, legal, time (median, max), what happened; then PASS
-    or FAIL: <reason>. Exits 1 when the bot fails (cannot start, crashes, an illegal answer, a
-    timeout, an error status), 0 when it passes."""
+    Prints each RPC kind: asked, answered, legal, time, what the bot did; then a verdict.
+
+    PASS exits 0; FAIL: <reason> exits 1 (cannot start, crash, illegal, timeout, error)."""
     from arena.cli.match import BotSpec, _start, is_endpoint
     from arena.referee import ClockConfig
     from arena.tournament.preflight import check_bot, start_for_check
