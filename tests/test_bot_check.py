@@ -16,11 +16,14 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from bot_process import BotProcess
+from typer.testing import CliRunner
 
+from arena.cli import app
 from arena.referee import ClockConfig, play_match
 from arena.referee.observed import Call, play_observed
 from arena.rules import Match
@@ -34,12 +37,26 @@ BOTS = ROOT / "tests" / "bots"
 HOSTILE = BOTS / "hostile" / "bot.py"
 
 
-def check(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def check(*args: str) -> Ran:
+    """``arena bot check ARGS`` in this process (the bots are processes of their own all the
+    same); ``arena_cli`` below runs the real command line where its error handling matters."""
+    result = CliRunner().invoke(app, ["bot", "check", *args], catch_exceptions=False)
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
+def arena_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "arena", "bot", "check", *args],
+        [sys.executable, "-m", "arena", *args],
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=120,
         env={**os.environ, "ARENA_SANDBOX": "off"},
         cwd=ROOT,
     )
@@ -64,7 +81,6 @@ def hostile(tmp_path: Path, mode: str, **env: str) -> Path:
 # -- the sample bots pass --------------------------------------------------------------------
 
 
-@pytest.mark.slow
 def test_the_random_bot_passes_and_every_rpc_kind_is_asked() -> None:
     # Seed 5: the seeded random bot declares Double Nil once, so Exchange is asked too.
     code, report = check_json(str(SAMPLES / "random"), "--seed", "5")
@@ -90,7 +106,6 @@ def test_the_random_bot_passes_and_every_rpc_kind_is_asked() -> None:
     assert 0 < report["play_session"]["asked"] < sum(r["asked"] for r in rpcs.values())
 
 
-@pytest.mark.slow
 def test_the_heuristic_bot_passes_with_a_table_and_a_verdict_line() -> None:
     proc = check(str(SAMPLES / "heuristic"), "--seed", "2")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -105,7 +120,6 @@ def test_the_heuristic_bot_passes_with_a_table_and_a_verdict_line() -> None:
     assert "not exercised: the bot never declared" in exchange
 
 
-@pytest.mark.slow
 @pytest.mark.node
 def test_the_node_bot_passes() -> None:
     if shutil.which("node") is None:
@@ -117,7 +131,6 @@ def test_the_node_bot_passes() -> None:
     assert report["rpcs"]["Play"]["legal"] == report["rpcs"]["Play"]["asked"] > 0
 
 
-@pytest.mark.slow
 @pytest.mark.cpp
 def test_the_cpp_bot_passes_when_built() -> None:
     if not os.access(SAMPLES / "cpp_lowest" / "build" / "cpp_lowest", os.X_OK):
@@ -188,7 +201,7 @@ def test_a_session_turned_down_is_played_over_unary_rpcs(tmp_path: Path) -> None
 
 
 def test_not_a_bot_directory_is_a_usage_error(tmp_path: Path) -> None:
-    proc = check(str(tmp_path / "nope"))
+    proc = arena_cli("bot", "check", str(tmp_path / "nope"))
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"arena: error: {tmp_path / 'nope'}: no such directory"
 
@@ -229,17 +242,13 @@ def test_a_running_bot_is_checked_at_host_port_and_unix_path(
         assert report["rpcs"]["Play"]["asked"] == report["rpcs"]["Play"]["legal"] > 0
     assert tcp.proc.poll() is None  # not ours to stop
     # `arena match` takes the same unix:PATH for a seat (one way to connect, shared).
-    proc = subprocess.run(
-        [sys.executable, "-m", "arena", "match", unix, str(SAMPLES / "random"), "--no-record",
-         "--target-score", "100", "--json"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
-        env={**os.environ, "ARENA_SANDBOX": "off"},
-    )  # fmt: skip
+    proc = arena_cli(
+        "match", unix, str(SAMPLES / "random"), "--no-record", "--target-score", "100", "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["players"] == [f"remote@{unix}", "random@1.0"]
 
 
-@pytest.mark.slow
 def test_nobody_at_the_address_cannot_start() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
