@@ -408,10 +408,13 @@ def check_bot(
     if report.passed and callable(alive) and not alive():
         how = getattr(bot, "exit_description", None)
         report.passed = False
-        report.reason = (
-            f"{bot.name}: its process has exited{f' ({how})' if how else ''} after the last "
-            "EndMatch"
-        )
+        if getattr(bot, "pid", None) is None:  # not ours: we only see its health check
+            report.reason = f"{bot.name}: stopped answering its health check after EndMatch"
+        else:
+            report.reason = (
+                f"{bot.name}: its process has exited{f' ({how})' if how else ''} after the "
+                "last EndMatch"
+            )
     if report.passed:
         for rpc in ("DecideDoubleNil", "Draw", "Exchange", "Bid", "Play"):
             row = report.rows[rpc]
