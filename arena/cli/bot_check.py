@@ -157,7 +157,8 @@ def format_report(report: Any) -> str:
     n = len(report.matches)
     lines = [
         f"{report.bot}: {n} match{'es' if n != 1 else ''} of at most {report.rules.max_hands} "
-        f"hands against a scripted opponent; clock {clock}; seed {report.seed}"
+        f"hands against a scripted opponent",
+        f"clock {clock}; seed {report.seed}"
         + ("" if report.sandbox is None else f"; sandbox {'on' if report.sandbox else 'off'}"),
     ]
     header = ("RPC", "asked", "answered", "legal", "median ms", "max ms", "seen")
