@@ -546,9 +546,12 @@ def test_remote_bot_not_answering(bot_root: Path) -> None:
     assert time.monotonic() - started < 4.0
 
 
-@pytest.mark.parametrize("target", ["localhost", "127.0.0.1:", ":50051", "a b:1", "h:70000"])
+@pytest.mark.parametrize(
+    "target",
+    ["localhost", "127.0.0.1:", ":50051", "a b:1", "h:70000", "unix:relative.sock", "unix:///a"],
+)
 def test_remote_bot_bad_address(target: str) -> None:
-    with pytest.raises(BotStartError, match="is not a host:port address"):
+    with pytest.raises(BotStartError, match="is not a host:port or unix:PATH address"):
         connect_remote("x", target)
 
 

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from arena._gen.arena.v1 import arena_pb2 as pb
+from arena.cli import bot_check
 from arena.cli.options import (
     CaFileOption,
     DataDirOption,
@@ -175,3 +176,6 @@ def show(
     for v in bot.versions:
         created = v.created_at.ToDatetime()
         typer.echo(f"  {v.version}  {v.content_hash[:12]}  {created:%Y-%m-%d %H:%M:%S} UTC")
+
+
+app.command("check")(bot_check.check)

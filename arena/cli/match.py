@@ -75,7 +75,10 @@ _HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):[0-9]{1,5}")
 
 
 def is_endpoint(ref: str) -> bool:
-    """``HOST:PORT`` of a bot already running (and no directory of that name)."""
+    """``HOST:PORT`` or ``unix:/PATH`` of a bot already running (and no directory of that
+    name)."""
+    if ref.startswith("unix:/") and not ref.startswith("unix://"):
+        return not Path(ref).exists()
     return bool(_HOST_PORT.fullmatch(ref)) and not Path(ref).exists()
 
 

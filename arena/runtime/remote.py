@@ -58,19 +58,27 @@ class RemoteBot:
         return f"<RemoteBot {self.name!r} at {self.target}>"
 
 
+def is_remote_target(target: str) -> bool:
+    """``host:port`` (a port 1-65535) or ``unix:/absolute/path`` (the form the runtime gives a
+    bot, docs/bots-and-manifests.md)."""
+    if target.startswith("unix:"):
+        return target[5:].startswith("/") and not target.startswith("unix://")
+    match = _HOST_PORT.fullmatch(target)
+    return match is not None and 0 < int(match["port"]) < 65536
+
+
 def connect_remote(name: str, target: str, *, timeout: float | None = 5.0) -> RemoteBot:
-    """Connect to a bot already serving at ``host:port``.
+    """Connect to a bot already serving at ``host:port`` or ``unix:/path``.
 
     Unless ``timeout`` is None, wait up to ``timeout`` seconds for its health check to answer
     SERVING and raise :class:`BotStartError` if it does not.
     """
     if not NAME_PATTERN.fullmatch(name):
         raise BotStartError(f"remote bot name {name!r} is not a valid bot name", name=name)
-    match = _HOST_PORT.fullmatch(target)
-    if match is None or not 0 < int(match["port"]) < 65536:
+    if not is_remote_target(target):
         raise BotStartError(
-            f"remote bot '{name}': {target!r} is not a host:port address "
-            "(e.g. 127.0.0.1:50051 or [::1]:50051)",
+            f"remote bot '{name}': {target!r} is not a host:port or unix:PATH address "
+            "(e.g. 127.0.0.1:50051, [::1]:50051 or unix:/tmp/bot.sock)",
             name=name,
         )
     bot = RemoteBot(name, target)

@@ -1,0 +1,199 @@
+"""``arena bot check DIR|HOST:PORT``: a bot author's pre-flight before a tournament.
+
+The bot is started as a tournament starts it (its manifest, the runtime, the sandbox, the
+start-up timeout) or, given ``HOST:PORT`` or ``unix:PATH``, connected to as ``arena match``
+connects to a remote seat; then ``arena.tournament.preflight`` plays it through every RPC kind
+against a scripted opponent, judged by the referee with a tournament's clock. Prints a table and
+a verdict line; exits 1 when the bot fails.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import textwrap
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from arena.cli.options import SandboxOption, check_sandbox
+from arena.cli.rules_option import RulesOption, rules_from_options
+from arena.errors import ArenaError
+
+_SHOWN = {
+    "DecideDoubleNil": ("declared", "declined"),
+    "Draw": ("kept", "rejected"),
+    "Bid": ("Nil", "non-Nil", "first to bid", "after the opponent's bid", "opponent in Double Nil"),
+    "Play": ("led", "followed", "void in the suit led"),
+}
+"""Situations always shown for a row that was asked (a 0 says what never happened)."""
+
+
+def check(
+    bot: Annotated[
+        str,
+        typer.Argument(
+            help="The bot: a directory with a bot.toml, or HOST:PORT / unix:PATH of a bot "
+            "already running.",
+            show_default=False,
+        ),
+    ],
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", help="The check's seed (default: a random one, then shown)."),
+    ] = None,
+    move_timeout: Annotated[
+        int,
+        typer.Option("--move-timeout", help="Time limit of one decision, in ms (as a tournament)."),
+    ] = 1000,
+    time_bank: Annotated[
+        int,
+        typer.Option(
+            "--time-bank", help="Per-match time bank beyond the limit, in ms (as a tournament)."
+        ),
+    ] = 0,
+    rules: RulesOption = None,
+    matches: Annotated[
+        int,
+        typer.Option(
+            "--matches", help="Matches to play, the bot's seat alternating (at least 2).", min=2
+        ),
+    ] = 4,
+    hands: Annotated[
+        int,
+        typer.Option("--hands", help="Hands per match at most (max_hands).", min=2),
+    ] = 3,
+    startup_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--startup-timeout",
+            help="Seconds the bot may take to start (default: its manifest's, as a tournament).",
+            show_default=False,
+        ),
+    ] = None,
+    sandbox: SandboxOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Play BOT through every RPC against a scripted opponent, judged as a tournament judges.
+
+    Prints each RPC kind: asked, answered, legal, time, what the bot did; then a verdict.
+
+    PASS exits 0; FAIL: <reason> exits 1 (cannot start, crash, illegal, timeout, error)."""
+    from arena.cli.match import BotSpec, _start, is_endpoint
+    from arena.referee import ClockConfig
+    from arena.tournament.preflight import check_bot, start_for_check
+
+    mode = check_sandbox(sandbox)
+    rule_set = rules_from_options(rules, {})
+    clock = ClockConfig(move_time_ms=move_timeout, time_bank_ms=time_bank)
+    seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+    if is_endpoint(bot):
+        spec = BotSpec(bot, None, remote=True)
+        label = bot
+    else:
+        path = Path(bot)
+        if not path.exists():
+            raise ArenaError(f"{bot}: no such directory")
+        if not (path / "bot.toml").is_file():
+            raise ArenaError(f"{bot}: not a bot directory (it has no bot.toml)")
+        spec = BotSpec(bot, path.resolve())
+        try:
+            label = spec.label  # reads the manifest: one that does not load cannot start
+        except ArenaError as exc:
+            _not_started(bot, str(exc), seed, as_json)
+            raise typer.Exit(1) from None
+    with ExitStack() as stack:
+        try:
+            if spec.remote:
+                running = _start(spec, stack, startup_timeout, mode)
+            else:
+                assert spec.directory is not None
+                running = stack.enter_context(
+                    start_for_check(
+                        spec.directory, seed=seed, sandbox=mode, startup_timeout=startup_timeout
+                    )
+                )
+        except ArenaError as exc:
+            _not_started(label, str(exc), seed, as_json)
+            raise typer.Exit(1) from None
+        report = check_bot(
+            running, seed=seed, clock=clock, rules=rule_set, hands=hands, matches=matches
+        )
+    report.bot = label
+    if as_json:
+        typer.echo(json.dumps(report.to_dict()))
+    else:
+        typer.echo(format_report(report))
+    if not report.passed:
+        raise typer.Exit(1)
+
+
+def _not_started(label: str, why: str, seed: int, as_json: bool) -> None:
+    reason = f"{label} did not start: {why}"
+    if as_json:
+        typer.echo(
+            json.dumps({"bot": label, "verdict": f"FAIL: {reason}", "passed": False,
+                        "reason": reason, "seed": seed})
+        )  # fmt: skip
+    else:
+        typer.echo(f"FAIL: {reason}")
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _situations(rpc: str, counts: dict[str, int]) -> str:
+    shown = list(_SHOWN.get(rpc, ()))
+    shown += [k for k in sorted(counts) if k not in shown]
+    return ", ".join(f"{k}: {counts.get(k, 0)}" for k in shown)
+
+
+def format_report(report: Any) -> str:
+    """The table and the verdict line."""
+    clock = report.clock.describe()
+    n = len(report.matches)
+    lines = [
+        f"{report.bot}: {n} match{'es' if n != 1 else ''} of at most {report.rules.max_hands} "
+        f"hands against a scripted opponent",
+        f"clock {clock}; seed {report.seed}"
+        + ("" if report.sandbox is None else f"; sandbox {'on' if report.sandbox else 'off'}"),
+    ]
+    header = ("RPC", "asked", "answered", "legal", "median ms", "max ms", "seen")
+    widths = (15, 5, 8, 5, 9, 7)
+    rows: list[tuple[str, ...]] = [header]
+    notes = report.not_exercised()
+    entries = [(rpc, t) for rpc, t in report.rows.items()]
+    if report.session is not None:
+        entries.append(("PlaySession", report.session))
+    for rpc, t in entries:
+        if rpc == "PlaySession":
+            stream = sum(1 for m in report.matches if m["transport"] == "PlaySession")
+            seen = f"requests on the stream ({stream} matches; {n - stream} over unary RPCs)"
+            if not t.asked:
+                seen = "listed through reflection but turned down: unary RPCs instead"
+        elif rpc in notes:
+            seen = f"not exercised: {notes[rpc]}"
+        else:
+            seen = _situations(rpc, t.situations)
+        asked = t.asked
+        rows.append(
+            (rpc, str(asked), str(t.answered) if asked else "-", str(t.legal) if asked else "-",
+             _ms(t.median_ms), _ms(t.max_ms), seen)
+        )  # fmt: skip
+    indent = sum(widths) + 2 * len(widths)
+    for row in rows:
+        numbers = zip(row[1:6], widths[1:], strict=True)
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in numbers]
+        first = "  ".join(cells) + "  "
+        wrapped = textwrap.wrap(row[6], max(20, 100 - indent)) or [""]
+        lines.append((first + wrapped[0]).rstrip())
+        lines.extend(" " * indent + more for more in wrapped[1:])
+    if report.session is None:
+        lines.append("PlaySession: not served (not listed through server reflection): unary RPCs")
+    for note in report.notes:
+        lines.append(f"note: {note}")
+    lines.append(report.verdict)
+    return "\n".join(lines)
