@@ -357,7 +357,8 @@ def measure(concurrency: int = 1, seconds: float = 5.0, session: bool = False) -
 def describe(result: dict[str, Any]) -> str:
     lat = result["latency_us"]
     return (
-        f"transport ({result.get('kind', 'unary')}): {result['calls_per_s']:.0f} calls/s with "
+        f"transport ({result.get('kind', 'unary')}): {result['calls_per_s']:.0f} decision "
+        f"calls/s (the matches' notices sent too, not counted) with "
         f"{result['concurrency']} concurrent "
         f"caller(s) over {result['servers']} bot processes ({result['calls']} calls in "
         f"{result['seconds']:.1f} s; latency mean {lat['mean']} us, p50 {lat['p50']} us, "
