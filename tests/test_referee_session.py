@@ -125,3 +125,54 @@ def test_a_late_answer_is_a_timeout_and_the_session_goes_on(
     assert result.faults[0] == len(late) and result.faults[1] == 0
     assert "no answer to" in result.detail
     assert verify(result)
+
+
+def test_one_timer_keeps_every_deadline_of_a_session() -> None:
+    """A session's one timer (``AioSession``): a request with a shorter deadline than the one
+    before times out at its own deadline, the late answer is dropped, and the next request,
+    with a long deadline again, gets its own answer."""
+    import asyncio
+    import time
+
+    from arena.protocol import build_request
+    from arena.referee import aio
+    from arena.referee.clock import SeatClock
+    from arena.rules import Match
+
+    manifest = dataclasses.replace(
+        load_manifest(BOTS / "hostile"),
+        env={
+            "HOSTILE_MODE": "slow",
+            "HOSTILE_SESSION": "1",
+            "HOSTILE_SLOW_EVERY": "2",
+            "HOSTILE_FRACTION": "1.0",
+        },
+    )
+    m = Match(1)
+    decision = m.decision
+    assert decision is not None and m.to_act is not None
+    # The bot sleeps for the request's move time (1 s) on every 2nd request.
+    request = build_request(
+        decision, "t" * 32, m.observation(m.to_act), (), SeatClock(ClockConfig())
+    ).SerializeToString()
+
+    async def asks(bot: RunningBot) -> list[tuple[bool, float]]:
+        session = aio.AioSession(aio._aio_channel(bot))
+        out = []
+        try:
+            for timeout in (30.0, 0.2, 30.0):
+                t0 = time.monotonic()
+                answer = await session.ask(decision, request, timeout)
+                out.append((answer.timed_out, time.monotonic() - t0))
+                assert answer.timed_out or answer.response is not None
+        finally:
+            await session.close()
+            session.cancel()
+        return out
+
+    with start_bot(manifest) as bot:
+        got = asyncio.run_coroutine_threadsafe(asks(bot), aio._referee_loop()).result(60)
+    (first_late, _), (second_late, second_s), (third_late, third_s) = got
+    assert not first_late and second_late and not third_late
+    assert 0.2 <= second_s < 0.9  # its own deadline, not the 30 s one before it
+    assert third_s >= 0.5  # the third answer waited for the late one to be dropped first

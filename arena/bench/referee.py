@@ -18,7 +18,7 @@ from typing import Any
 from arena.bench.transport import (
     bench_bots,
     cpu_meter,
-    match_calls,
+    match_plan,
     measure_calls,
     measure_session_calls,
 )
@@ -142,14 +142,14 @@ def measure(
                     sessions=sessions,
                 ),
             }
-        calls = match_calls()
+        plan = match_plan()
         per_slice = (seconds or 5.0) / slices
         raw: list[dict[str, Any]] = []
         refereed: list[dict[str, Any]] = []
         for i in range(slices):
             raw.append(
                 (measure_session_calls if sessions else measure_calls)(
-                    bots, calls, concurrency=concurrency, seconds=per_slice, warm_up=i == 0
+                    bots, plan, concurrency=concurrency, seconds=per_slice, warm_up=i == 0
                 )
             )
             refereed.append(

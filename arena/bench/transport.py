@@ -5,11 +5,13 @@ on ``PlaySession`` streams, sent from the referee's event loop as the referee se
 
 The baseline the referee is measured against (``arena bench referee``). The servers are the
 benchmarks' bot (``arena.bench.first_legal``), started through the runtime like any bot: its own
-process, the SDK's server, a Unix socket. The calls are the requests of a real match, serialized
-in advance and sent in order, each to its RPC and to the seat's bot, as a referee would send
-them, with the same deadline; the answer is parsed and nothing else is done. So the only thing
-this leaves out is the referee's own work, and the ratio of the two figures is what the referee
-costs on top of gRPC.
+process, the SDK's server, a Unix socket. The messages are those of real matches (``PLAN_SEEDS``,
+each a different deal), serialized in advance and sent in order, each to its RPC and to the
+seat's bot, as a referee would send them, with the same deadline: the StartMatch notices, the
+decisions, each hand's EndHand notices, the EndMatch notices, and over sessions a new stream to
+each bot per match, closed after its EndMatch. Each answer is parsed and nothing else is done;
+the decisions are what is counted. So the only thing this leaves out is the referee's own work,
+and the ratio of the two figures is what the referee costs on top of gRPC.
 """
 
 from __future__ import annotations
@@ -25,23 +27,37 @@ from tempfile import TemporaryDirectory
 from typing import Any
 
 from arena.bench.first_legal import FirstLegal, manifest_dir
-from arena.protocol import RPCS, build_request
+from arena.protocol import RPCS, SERVICE_NAME, build_request
 from arena.referee.clock import ClockConfig, SeatClock
 from arena.rules import Decision, Match
 from arena.sdk.service import view_of
 
+NOTICES = ("StartMatch", "EndHand", "EndMatch")
+PLAN_SEEDS = tuple(range(1, 7))
+"""The deals of the matches the transport benchmark replays, one after the other."""
+
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """One decision request of a recorded match, ready to send."""
+    """One request of a recorded match, ready to send: a decision, or a notice (``decision``
+    is then its name, one of ``NOTICES``)."""
 
     seat: int
-    decision: Decision
+    decision: Decision | str
     data: bytes
+
+    @property
+    def counted(self) -> bool:
+        """Whether it is a decision (what both benchmarks count), not a notice."""
+        return isinstance(self.decision, Decision)
 
 
 def match_calls(seed: int = 1, match_id: str = "bench-0123456789abcdef0123456789ab") -> list[Call]:
-    """The decision requests of a match between two ``FirstLegal`` bots, in order."""
+    """The requests of a match between two ``FirstLegal`` bots, in the referee's order."""
+    from arena.protocol import end_hand_request, end_match_request, start_match_request
+    from arena.referee.record import Termination
+    from arena.rules.outcome import Termination as RulesTermination
+
     bot = FirstLegal()
     answer = {
         Decision.DOUBLE_NIL: bot.decide_double_nil,
@@ -50,9 +66,18 @@ def match_calls(seed: int = 1, match_id: str = "bench-0123456789abcdef0123456789
         Decision.BID: bot.bid,
         Decision.PLAY: bot.play,
     }
-    clock = SeatClock(ClockConfig())
+    config = ClockConfig()
+    clock = SeatClock(config)
     m = Match(seed)
-    calls = []
+    names = ("first_legal_0", "first_legal_1")
+    calls = [
+        Call(
+            s,
+            "StartMatch",
+            start_match_request(match_id, s, m.rules, names[1 - s], config).SerializeToString(),
+        )
+        for s in (0, 1)
+    ]
     while not m.is_over:
         seat, decision = m.to_act, m.decision
         assert seat is not None and decision is not None
@@ -61,7 +86,38 @@ def match_calls(seed: int = 1, match_id: str = "bench-0123456789abcdef0123456789
         calls.append(Call(seat, decision, request.SerializeToString()))
         action: Any = answer[decision](view_of(decision, request))
         m.apply(tuple(sorted(action)) if decision is Decision.EXCHANGE else action)
+        if decision is Decision.PLAY and m.decision is not Decision.PLAY:
+            result = m.hand_results[-1]
+            calls += [
+                Call(s, "EndHand", end_hand_request(match_id, s, result).SerializeToString())
+                for s in (0, 1)
+            ]
+    outcome = m.outcome
+    assert outcome is not None
+    calls += [
+        Call(
+            s,
+            "EndMatch",
+            end_match_request(
+                match_id,
+                s,
+                outcome.winner,
+                m.scores,
+                len(m.hand_results),
+                Termination.TARGET_REACHED
+                if outcome.termination is RulesTermination.TARGET_REACHED
+                else Termination.HAND_LIMIT,
+                "",
+            ).SerializeToString(),
+        )
+        for s in (0, 1)
+    ]
     return calls
+
+
+def match_plan(seeds: Sequence[int] = PLAN_SEEDS) -> list[list[Call]]:
+    """The requests of the matches of ``seeds``, one list per match."""
+    return [match_calls(seed, f"bench-{seed:027d}") for seed in seeds]
 
 
 @contextmanager
@@ -141,36 +197,51 @@ def _run_callers(
 
 def measure_calls(
     bots: Sequence[Any],
-    calls: Sequence[Call],
+    plan: Sequence[Sequence[Call]],
     *,
     concurrency: int,
     seconds: float,
     warm_up: bool = True,
 ) -> dict[str, Any]:
-    """Calls per second of ``concurrency`` callers cycling through ``calls``."""
+    """Decisions per second of ``concurrency`` callers cycling through the matches of
+    ``plan``, each request a unary call (the notices too, not counted)."""
     timeout = ClockConfig().move_time_ms / 1000
     stubs = [
         {
-            d: (bot.channel.unary_unary(rpc.path, _registered_method=True), rpc.response_type)
-            for d, rpc in RPCS.items()
+            **{
+                d: (bot.channel.unary_unary(rpc.path, _registered_method=True), rpc.response_type)
+                for d, rpc in RPCS.items()
+            },
+            **{
+                name: (
+                    bot.channel.unary_unary(f"/{SERVICE_NAME}/{name}", _registered_method=True),
+                    None,
+                )
+                for name in NOTICES
+            },
         }
         for bot in bots
     ]
-    plan = [(stubs[c.seat][c.decision], c.data) for c in calls]
+    steps = [[(stubs[c.seat][c.decision], c.data, c.counted) for c in match] for match in plan]
 
     def work(i: int, deadline: float, counts: list[int], latencies: list[int]) -> None:
         n = 0
-        # Each caller starts at its own place in the match, as concurrent matches would.
-        at = (i * len(plan)) // max(1, concurrency)
+        # Each caller starts with its own match of the plan, as concurrent matches would.
+        at = i % len(steps)
         clock = time.perf_counter
         ns = time.perf_counter_ns
         while clock() < deadline:
-            (stub, response_type), data = plan[at]
-            t0 = ns()
-            response_type.FromString(stub(data, timeout=timeout))
-            latencies.append(ns() - t0)
-            n += 1
-            at = at + 1 if at + 1 < len(plan) else 0
+            for (stub, response_type), data, counted in steps[at]:
+                if not counted:
+                    stub(data, timeout=timeout)
+                    continue
+                if clock() >= deadline:
+                    break
+                t0 = ns()
+                response_type.FromString(stub(data, timeout=timeout))
+                latencies.append(ns() - t0)
+                n += 1
+            at = at + 1 if at + 1 < len(steps) else 0
         counts[i] = n
 
     if warm_up:
@@ -179,20 +250,21 @@ def measure_calls(
     box: list[Any] = []
     with cpu_meter(bots, cpu, lambda: sum(box[0][1])):
         box.append(_run_callers(concurrency, seconds, work))
-    return _calls_result(box[0], calls, concurrency, len(bots), cpu)
+    return _calls_result(box[0], plan, concurrency, len(bots), cpu)
 
 
 def measure_session_calls(
     bots: Sequence[Any],
-    calls: Sequence[Call],
+    plan: Sequence[Sequence[Call]],
     *,
     concurrency: int,
     seconds: float,
     warm_up: bool = True,
 ) -> dict[str, Any]:
     """As ``measure_calls``, over ``PlaySession`` streams: ``concurrency`` callers on the
-    referee's event loop (as the referee plays such matches), each with a stream to each bot,
-    cycling through ``calls``; each answer is read and checked to be the one asked."""
+    referee's event loop (as the referee plays such matches), each match of ``plan`` on a new
+    stream to each bot, closed after its EndMatch; each answer is read and checked to be the
+    one asked."""
     import asyncio
 
     from arena.referee import aio
@@ -201,24 +273,27 @@ def measure_session_calls(
     timeout = ClockConfig().move_time_ms / 1000
 
     async def caller(i: int, deadline: float, counts: list[int], latencies: list[int]) -> None:
-        sessions = [aio.AioSession(aio._aio_channel(bot)) for bot in bots]
         n = 0
-        at = (i * len(calls)) // max(1, concurrency)
+        at = i % len(plan)
         clock = time.perf_counter
         ns = time.perf_counter_ns
-        try:
-            while clock() < deadline:
-                call = calls[at]
-                t0 = ns()
-                answer = await sessions[call.seat].ask(call.decision, call.data, timeout)
-                if answer.response is None:
-                    raise SessionBroken(None, f"the benchmark bot did not answer: {answer}")
-                latencies.append(ns() - t0)
-                n += 1
-                at = at + 1 if at + 1 < len(calls) else 0
-        finally:
-            for session in sessions:
-                await session.close()
+        while clock() < deadline:
+            sessions = [aio.AioSession(aio._aio_channel(bot)) for bot in bots]
+            try:
+                for call in plan[at]:
+                    if call.counted and clock() >= deadline:
+                        break
+                    t0 = ns()
+                    answer = await sessions[call.seat].ask(call.decision, call.data, timeout)
+                    if answer.response is None:
+                        raise SessionBroken(None, f"the benchmark bot did not answer: {answer}")
+                    if call.counted:
+                        latencies.append(ns() - t0)
+                        n += 1
+            finally:
+                for session in sessions:
+                    await session.close()
+            at = at + 1 if at + 1 < len(plan) else 0
         counts[i] = n
 
     async def run_all(window: float) -> tuple[float, list[int], list[list[int]]]:
@@ -239,12 +314,12 @@ def measure_session_calls(
     box: list[Any] = []
     with cpu_meter(bots, cpu, lambda: sum(box[0][1])):
         box.append(run(seconds))
-    return _calls_result(box[0], calls, concurrency, len(bots), cpu)
+    return _calls_result(box[0], plan, concurrency, len(bots), cpu)
 
 
 def _calls_result(
     measured: tuple[float, list[int], list[list[int]]],
-    calls: Sequence[Call],
+    plan: Sequence[Sequence[Call]],
     concurrency: int,
     servers: int,
     cpu: dict[str, Any],
@@ -258,7 +333,9 @@ def _calls_result(
         "seconds": round(elapsed, 3),
         "calls": total,
         "servers": servers,
-        "mean_request_bytes": round(statistics.fmean(len(c.data) for c in calls), 1),
+        "mean_request_bytes": round(
+            statistics.fmean(len(c.data) for match in plan for c in match if c.counted), 1
+        ),
         "latency_us": {
             "mean": round(statistics.fmean(flat) / 1000, 1) if flat else None,
             "p50": round(flat[len(flat) // 2] / 1000, 1) if flat else None,
@@ -270,17 +347,18 @@ def _calls_result(
 
 def measure(concurrency: int = 1, seconds: float = 5.0, session: bool = False) -> dict[str, Any]:
     """Start two benchmark bots, measure unary calls (or session messages), stop them."""
-    calls = match_calls()
+    plan = match_plan()
     measure_kind = measure_session_calls if session else measure_calls
     with bench_bots(2) as bots:
-        result = measure_kind(bots, calls, concurrency=concurrency, seconds=seconds)
+        result = measure_kind(bots, plan, concurrency=concurrency, seconds=seconds)
     return {"benchmark": "transport", "kind": "session" if session else "unary", **result}
 
 
 def describe(result: dict[str, Any]) -> str:
     lat = result["latency_us"]
     return (
-        f"transport ({result.get('kind', 'unary')}): {result['calls_per_s']:.0f} calls/s with "
+        f"transport ({result.get('kind', 'unary')}): {result['calls_per_s']:.0f} decision "
+        f"calls/s (the matches' notices sent too, not counted) with "
         f"{result['concurrency']} concurrent "
         f"caller(s) over {result['servers']} bot processes ({result['calls']} calls in "
         f"{result['seconds']:.1f} s; latency mean {lat['mean']} us, p50 {lat['p50']} us, "

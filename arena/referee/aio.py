@@ -99,9 +99,25 @@ def _close_later(loop: asyncio.AbstractEventLoop, channel: grpc.aio.Channel) -> 
 
 class AioSession:
     """One seat's PlaySession on the loop: requests written in order, answers read by a task
-    and handed to the request waiting for them (by ``seq``; late ones dropped)."""
+    and handed to the request waiting for them (by ``seq``; late ones dropped).
 
-    __slots__ = ("_broken", "_call", "_loop", "_pending", "_reader", "_seq", "started")
+    One timer serves all of a session's deadlines: a request whose deadline is no earlier than
+    the timer's keeps it, and the timer, when it fires before the current deadline, is set
+    again for it. So a decision answered in time costs no timer of its own (a ``TimerHandle``
+    made, pushed on the loop's heap and cancelled each time), and an answer that does not come
+    by its deadline is timed out exactly then, as before."""
+
+    __slots__ = (
+        "_broken",
+        "_call",
+        "_deadline",
+        "_loop",
+        "_pending",
+        "_reader",
+        "_seq",
+        "_timer",
+        "started",
+    )
 
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self._loop = asyncio.get_running_loop()
@@ -109,6 +125,9 @@ class AioSession:
         self._seq = 0
         self._pending: tuple[int, str, asyncio.Future[Any]] | None = None
         self._broken: SessionBroken | None = None
+        self._deadline = 0.0
+        """The loop time by which the pending request's answer is due."""
+        self._timer: asyncio.TimerHandle | None = None
         self.started = False
         self._reader = self._loop.create_task(self._read())
 
@@ -149,9 +168,15 @@ class AioSession:
             raise self._broken
         self._seq += 1
         seq = self._seq
-        future: asyncio.Future[Any] = self._loop.create_future()
+        loop = self._loop
+        future: asyncio.Future[Any] = loop.create_future()
         self._pending = (seq, FIELDS[kind][0], future)
-        expire = self._loop.call_later(timeout, _expire, future)
+        deadline = self._deadline = loop.time() + timeout
+        timer = self._timer
+        if timer is None or timer.when() > deadline:
+            if timer is not None:
+                timer.cancel()
+            self._timer = loop.call_at(deadline, self._on_timer)
         try:
             try:
                 await self._call.write(frame(kind, seq, data))
@@ -164,24 +189,38 @@ class AioSession:
                 raise self._broken from None
             answer: Answer = await future
         finally:
-            expire.cancel()
             self._pending = None
         self.started = True
         return answer
 
+    def _on_timer(self) -> None:
+        """The session's timer: the pending request's deadline has come (a timeout), or it is
+        later than the timer was set for (set it again for it)."""
+        timer = self._timer
+        self._timer = None
+        pending = self._pending
+        if timer is None or pending is None or pending[2].done():
+            return
+        if timer.when() >= self._deadline:
+            pending[2].set_result(_TIMED_OUT)
+        else:
+            self._timer = self._loop.call_at(self._deadline, self._on_timer)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
     async def close(self) -> None:
         """End the request stream; the bot's handler returns and the reader ends."""
+        self._stop_timer()
         with contextlib.suppress(grpc.aio.AioRpcError, asyncio.InvalidStateError):
             await self._call.done_writing()
 
     def cancel(self) -> None:
+        self._stop_timer()
         self._call.cancel()
         self._reader.cancel()
-
-
-def _expire(future: asyncio.Future[Any]) -> None:
-    if not future.done():
-        future.set_result(_TIMED_OUT)
 
 
 # -- the driver --------------------------------------------------------------------------------

@@ -94,7 +94,16 @@ def _rules_bytes(rules: RuleSet) -> bytes:
 class RequestEncoder:
     """Encodes the decision requests of one match. Not shared between threads."""
 
-    __slots__ = ("_clock_key", "_clocks", "_hand", "_match_id", "_rules", "_tricks")
+    __slots__ = (
+        "_clock_key",
+        "_clocks",
+        "_hand",
+        "_match_id",
+        "_rules",
+        "_seat_bytes",
+        "_seat_views",
+        "_tricks",
+    )
 
     def __init__(self, match_id: str, rules: RuleSet) -> None:
         self._match_id = _len_field(0x0A, match_id.encode())  # *Request.match_id = 1
@@ -103,6 +112,11 @@ class RequestEncoder:
         self._hand = 0
         self._tricks: list[bytes] = []
         """The encoded completed tricks of hand ``_hand``: both seats see the same ones."""
+        self._seat_views: list[object] = [None, None]
+        self._seat_bytes: list[bytes] = [b"", b""]
+        """Each seat's last ``SeatView`` and its encoded entry: the engine shares one frozen
+        object per seat state, which changes a few times a hand, so the same object means
+        the same bytes."""
 
     def _clock(self, clock: ClockLike) -> bytes:
         key = (clock.move_time_ms, clock.time_bank_ms)
@@ -130,7 +144,11 @@ class RequestEncoder:
             parts += [discards[c] for c in obs.own_discards]
         if obs.stock_size:
             parts += (b"\x40", small[obs.stock_size])
-        for seat in obs.seats:
+        seen = self._seat_views
+        for j, seat in enumerate(obs.seats):
+            if seat is seen[j]:
+                parts.append(self._seat_bytes[j])
+                continue
             score = seat.score
             body = (b"\x08" + _v(score)) if score else b""
             if seat.bags:
@@ -145,7 +163,10 @@ class RequestEncoder:
                 body += b"\x30" + small[seat.cards_exchanged]
             if seat.draw_choices:
                 body += _len_field(0x3A, bytes(_KEEP if k else _REJECT for k in seat.draw_choices))
-            parts += (b"\x4a", small[len(body)], body)  # InformationSet.seats = 9
+            entry = b"\x4a" + small[len(body)] + body  # InformationSet.seats = 9
+            seen[j] = seat
+            self._seat_bytes[j] = entry
+            parts.append(entry)
         tricks = obs.tricks
         if tricks:
             if obs.hand_number != self._hand:

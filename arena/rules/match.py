@@ -70,6 +70,8 @@ _BIT_LENGTH = tuple(n.bit_length() for n in range(64))
 # picks k with weight C(13, k) (R-3.4 allows 0 to 3).
 _EXCHANGE_COUNTS = (1, 13, 78, 286)
 _EXCHANGE_TOTAL = sum(_EXCHANGE_COUNTS)
+_SEAT_VIEWS: dict[tuple[object, ...], SeatView] = {}
+"""Each seat state seen, as its ``SeatView`` (frozen, so shared), up to a bound."""
 
 
 def stock_order(seed: int, hand_number: int) -> list[int]:
@@ -410,18 +412,7 @@ class Match:
         pos = self._pos
         looking = phase == _DRAW and self._to_act == seat
         public = self._rules.draw_decision_public
-        seats = tuple(
-            SeatView(
-                score=self._scores[s],
-                bags=self._bags[s],
-                bid=self._bids[s],
-                double_nil=self._dn[s],
-                tricks_won=self._won[s],
-                cards_exchanged=self._exchanged[s],
-                draw_choices=tuple(self._draw_choices[s]) if public else None,
-            )
-            for s in (0, 1)
-        )
+        seats = (self._seat_view(0, public), self._seat_view(1, public))
         return Observation(
             seat=seat,
             rules=self._rules,
@@ -438,6 +429,27 @@ class Match:
             spades_broken=self._broken,
             own_put_aside=cards_of(self._aside[seat]) if self._aside[seat] else (),
         )
+
+    def _seat_view(self, s: int, public: bool) -> SeatView:
+        """Seat ``s``'s public state, one shared frozen object per distinct state
+        (``_SEAT_VIEWS``): it changes a few times a hand, and building it is most of what an
+        observation costs."""
+        key = (
+            self._scores[s],
+            self._bags[s],
+            self._bids[s],
+            self._dn[s],
+            self._won[s],
+            self._exchanged[s],
+            tuple(self._draw_choices[s]) if public else None,
+        )
+        view = _SEAT_VIEWS.get(key)
+        if view is None:
+            view = SeatView(*key)
+            if len(_SEAT_VIEWS) >= 65536:
+                _SEAT_VIEWS.clear()
+            _SEAT_VIEWS[key] = view
+        return view
 
     def _trick_views(self) -> tuple[TrickView, ...]:
         """The tricks of the hand so far; the completed ones are built once (``_views``)."""
