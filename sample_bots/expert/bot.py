@@ -9,10 +9,16 @@
   gamble when far behind an opponent near the target.
 - Draw and exchange: fast card values, no search.
 
-The time per searched decision is ``EXPERT_BUDGET_MS`` (100 by default, set in bot.toml), never
-more than the move time minus a safety margin. ``EXPERT_SIMS`` instead fixes the number of
-sampled deals per decision. With ``ARENA_BOT_SEED`` each decision's generator is derived from the
-seed and the decision's place in its match: with ``EXPERT_SIMS`` the bot is then fully
+The time is ``EXPERT_BUDGET_MS`` (100 by default, set in bot.toml) per searched decision on
+average: a hand has ``HAND_SEARCHES`` budgets, shared out over its bid and plays by weight, the
+early ones (whose deals cost most and matter most) getting more, and a search ends early once its
+race is settled (one candidate clearly best, or none told apart by any deal); what it leaves goes
+to the hand's later decisions. One decision never takes more than ``MAX_SHARE`` budgets, nor
+more than the move time minus a safety margin. Forced moves are not searched. ``EXPERT_SIMS``
+instead fixes the number of sampled deals per decision, and ``EXPERT_WORK`` the work (tricks
+played out) per decision on average, shared out as the time is: both are independent of the
+machine's load. With ``ARENA_BOT_SEED`` each decision's generator is derived from the seed and the
+decision's place in its match: with ``EXPERT_SIMS`` or ``EXPERT_WORK`` the bot is then fully
 repeatable; with a time budget, repeatable up to how many deals the time allowed.
 """
 
@@ -38,10 +44,10 @@ from arena.sdk import Bot, HandEnd, MatchEnd, View, serve
 DEFAULT_BUDGET_MS = 100
 SAFETY_MS = 150
 """Kept free of the move time for the transport and a loaded machine."""
-HAND_SEARCHES = 17
+HAND_SEARCHES = 15
 """Searched decisions in a hand on average (the bid and the plays with a real choice): a hand's
 time is this many budgets, shared out over its decisions by ``share``."""
-MAX_SHARE = 3.0
+MAX_SHARE = 2.5
 """No decision takes more than this many budgets."""
 SHARE_POWER = 2.0
 """A decision's weight in the hand's time: the tricks left to the power of this (the bid
@@ -94,8 +100,9 @@ class ExpertBot(Bot):
         return Random(key)
 
     def time_cap(self, view: View) -> float:
-        """The most a search may take (seconds): the move time less a margin (R-… clocks are
-        the referee's; the transport and a loaded machine take the rest)."""
+        """The most a search may take (seconds): the move time less a margin, a quarter of it
+        and at least ``SAFETY_MS``, left to the transport and a loaded machine. The time bank
+        is never counted on."""
         move = view.clock.move_time_ms
         return max(0, move - max(SAFETY_MS, move // 4)) / 1000
 
