@@ -45,6 +45,7 @@ def view_of(m: Match, legal: tuple[int, ...] = ()) -> View:
         clock=Clock(1000, 0),
         legal_cards=legal,
         legal_bids=tuple(range(14)) if obs.decision is Decision.BID else (),
+        own_put_aside=obs.own_put_aside,
     )
 
 
@@ -67,7 +68,8 @@ def test_no_sampled_deal_contradicts_a_void_or_a_seen_card() -> None:
             seat = m.to_act
             if m.decision is Decision.PLAY and rng.random() < 0.3:
                 view = view_of(m, tuple(m.legal_actions()))
-                k = knowledge_of(view, aside[seat])
+                assert mask_of(view.own_put_aside) == aside[seat]
+                k = knowledge_of(view)
                 truth = mask_of(m.hand(seat ^ 1))
                 assert truth & ~k.possible == 0, "the facts exclude the opponent's real cards"
                 seen = view.hand_mask | view.played_mask | aside[seat]
@@ -159,9 +161,93 @@ def test_the_budget_keeps_a_margin_of_the_move_time() -> None:
     bot = load_bot(EXPERT)
     v = _bid_view("2c 3c 4c 5c 2d 3d 4d 5d 2h 3h 4h 5h 6h")
     bot.budget_ms = 10_000
-    assert bot.deadline(v, 0.0) == pytest.approx(0.75)  # 1 s move time less a quarter
+    assert bot.limit(v, 0.0)[0].deadline == pytest.approx(0.75)  # 1 s move time less a quarter
+    short = View(
+        **{**{f: getattr(v, f) for f in View.__dataclass_fields__}, "clock": Clock(180, 0)}
+    )
+    assert bot.limit(short, 5.0)[0].deadline == pytest.approx(5.03)  # 180 ms less 150
     bot.budget_ms = 100
-    assert bot.deadline(v, 0.0) == pytest.approx(0.1)
+    deadline = bot.limit(v, 0.0)[0].deadline
+    assert 0.1 < deadline <= 0.25 + 1e-9  # the bid gets more than a budget, at most 2.5
+
+
+def _play_positions(count: int, seed: int = 11):
+    """Play decisions of random matches, as (match, view)."""
+    rng = random.Random(seed)
+    out = []
+    m = Match(seed, RuleSet())
+    while len(out) < count:
+        if m.is_over:
+            seed += 1
+            m = Match(seed, RuleSet())
+        if m.decision is Decision.PLAY:
+            out.append((m.hand(m.to_act ^ 1), view_of(m, tuple(m.legal_actions()))))
+        m.apply(m.random_action(rng))
+    return out
+
+
+def test_forced_moves_are_played_without_a_search() -> None:
+    forced = 0
+    for _, view in _play_positions(300):
+        k = knowledge_of(view)
+        runs = search.equivalent_moves(view.legal_cards, k.possible)
+        if len(runs) > 1:
+            continue
+        stats = search.Stats()
+        card = search.choose_play(view, k, random.Random(1), search.Limit(deals=50), stats)
+        assert card in view.legal_cards
+        if len(view.legal_cards) == 1:
+            assert card == view.legal_cards[0]
+        assert stats.deals == 0
+        forced += 1
+    assert forced > 30
+
+
+def test_the_race_keeps_the_leader_and_drops_only_the_clearly_worse() -> None:
+    rng = random.Random(2)
+    n = 60  # more than SAME_DEALS
+    base = [rng.choice((0.0, 10.0, -50.0, 40.0)) for _ in range(n)]
+    noise = [rng.gauss(0, 40) for _ in range(n)]
+    noise = [x - sum(noise) / n - 1 for x in noise]  # a point worse on average, give or take 40
+    scores = [
+        [x + 5 for x in base],  # the best on every deal
+        [x + rng.choice((-3.0, 3.0)) for x in base],  # clearly worse
+        [x + 5 for x in base],  # the same as the best: kept
+        [x + 5 + e for x, e in zip(base, noise, strict=True)],  # too noisy to tell
+    ]
+    keep, settled = search.race(scores, [0, 1, 2, 3], n)
+    assert keep == [0, 2, 3] and not settled
+    keep, settled = search.race(scores[:3], [0, 2], n)
+    assert keep == [0, 2] and settled  # no deal tells them apart
+    keep, settled = search.race(scores, [0, 1], n)
+    assert keep == [0] and settled
+
+
+def test_a_search_past_its_deadline_plays_one_deal() -> None:
+    for _, view in _play_positions(40, seed=3):
+        k = knowledge_of(view)
+        if len(search.equivalent_moves(view.legal_cards, k.possible)) < 2:
+            continue
+        stats = search.Stats()
+        card = search.choose_play(view, k, random.Random(1), search.Limit(deadline=0.0), stats)
+        assert card in view.legal_cards and stats.deals == 1
+
+
+def test_a_hand_never_spends_more_than_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_BOT_SEED", "4")
+    monkeypatch.setenv("EXPERT_WORK", "600")
+    expert = load_bot(EXPERT)
+    runs = [
+        play_local(
+            expert, load_bot(ROOT / "sample_bots" / "random"), seed=2, rules=RuleSet(max_hands=2)
+        )
+        for _ in range(2)
+    ]
+    assert runs[0].hand_results == runs[1].hand_results  # the work budget is repeatable
+    hands = 2 * len(runs[0].hand_results)
+    overshoot = expert.searches * (13 + search.DEAL_WORK)  # a search ends within a play-out
+    assert expert.stats.work <= hands * expert.hand_searches * 600 + overshoot
+    assert expert.stats.work > hands * 600  # and the budget is used
 
 
 def test_double_nil_only_when_far_behind_near_the_end() -> None:

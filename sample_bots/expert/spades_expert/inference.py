@@ -88,9 +88,11 @@ def opponent_voids(view: View) -> int:
     return voids
 
 
-def knowledge_of(view: View, own_aside: int = 0) -> Knowledge:
-    """The facts of ``view`` about the hidden cards; ``own_aside`` is the mask of the cards the
-    bot put aside in its own exchange this hand, which are out of play (R-3.4)."""
+def knowledge_of(view: View) -> Knowledge:
+    """The facts of ``view`` about the hidden cards. The cards the bot put aside in its own
+    Double Nil exchange are out of play (R-3.4): the view carries them (``own_put_aside``, part
+    of the information set), so the bot keeps no memory of its own."""
+    own_aside = mask_of(view.own_put_aside)
     hand = view.hand_mask
     played = view.played_mask
     opp = view.opponent
@@ -120,8 +122,8 @@ def knowledge_of(view: View, own_aside: int = 0) -> Knowledge:
     if view.opp.double_nil:
         opp_bid = None
     if pool.bit_count() + min(exchanged - forced, discards.bit_count()) < opp_count:
-        # Not enough room: some fact was wrong (a restarted bot lost its own exchange): fall
-        # back on the cards unseen, without voids.
+        # Not enough room: some fact was wrong (a referee that does not send the put-aside
+        # cards): fall back on the cards unseen, without voids.
         pool = FULL_DECK & ~(hand | played | own_discards)
     return Knowledge(
         seat=view.seat,

@@ -36,15 +36,57 @@ MATCH_BONUS = 400.0
 """The value of ending the match with a win (minus it for a loss), in points."""
 
 
+RACE_Z = 3.0
+"""How many standard errors of the paired difference make a candidate card clearly worse than
+the leader of the race (and dropped from it)."""
+RACE_FIRST = 16
+"""Deals every candidate sees before any is dropped."""
+RACE_EVERY = 8
+"""Deals between two looks at the race at least (a quarter of the deals so far at most)."""
+SAME_DEALS = 48
+"""Deals with no difference at all between the candidates left after which the search stops."""
+DEAL_WORK = 2
+"""A sampled deal's cost in work units (a unit is one trick played out)."""
+
+
 class Stats:
     """Simulations run by one search, for the benchmarks."""
 
-    __slots__ = ("deals", "playouts", "seconds")
+    __slots__ = ("deals", "playouts", "seconds", "work")
 
     def __init__(self) -> None:
         self.deals = 0
         self.playouts = 0
+        self.work = 0
         self.seconds = 0.0
+
+
+class Limit:
+    """When a search stops: at a wall-clock time (``time.perf_counter``), after a number of
+    sampled deals, or after a number of work units (tricks played out, a load-independent
+    measure of CPU time, ``DEAL_WORK`` a deal). Any of them that is set stops it."""
+
+    __slots__ = ("deadline", "deals", "work")
+
+    def __init__(
+        self, deadline: float | None = None, deals: int | None = None, work: int | None = None
+    ) -> None:
+        self.deadline = deadline
+        self.deals = deals
+        self.work = work
+
+    def spent(self, deals: int, work: int) -> bool:
+        """Whether the search stops after ``deals`` complete deals and ``work`` units."""
+        if self.deals is not None and deals >= self.deals:
+            return True
+        return self.cut(work)
+
+    def cut(self, work: int) -> bool:
+        """Whether the search stops within a deal (the time or the work is spent; a count of
+        deals always finishes its last deal)."""
+        if self.work is not None and work >= self.work:
+            return True
+        return self.deadline is not None and time.perf_counter() >= self.deadline
 
 
 def hand_values(
@@ -83,14 +125,16 @@ def equivalent_moves(legal: tuple[int, ...], possible: int) -> list[int]:
 
 
 def choose_play(
-    view: View,
-    k: Knowledge,
-    rng: Random,
-    deadline: float,
-    stats: Stats | None = None,
-    max_deals: int | None = None,
+    view: View, k: Knowledge, rng: Random, limit: Limit, stats: Stats | None = None
 ) -> int:
-    """The card to play by PIMC: the best average over sampled deals."""
+    """The card to play by PIMC: the best average over sampled deals.
+
+    A race over the candidates: all see the same deals, and from ``RACE_FIRST`` deals on a
+    candidate whose paired loss to the leader is more than ``RACE_Z`` standard errors is dropped,
+    so the deals left go to the cards still in contention. The search ends when one candidate is
+    left, when all have scored the same on every deal for ``SAME_DEALS`` deals (no deal tells
+    them apart), or when ``limit`` is spent. Forced moves (one legal card, or only cards of one
+    run that are worth the same, ``equivalent_moves``) are played without a search."""
     legal = view.legal_cards
     if len(legal) == 1:
         return legal[0]
@@ -109,24 +153,29 @@ def choose_play(
         (seats[0].score, seats[1].score),
         (seats[0].bags, seats[1].bags),
     )
+    if seat == 1:
+        values = values[::-1]  # indexed by the tricks of seat 0, as playout returns them
     won0 = [seats[0].tricks_won, seats[1].tricks_won]
     trick = view.current_trick
     lead = trick.cards[0] if trick is not None else -1
     broken = view.spades_broken
     hand = k.hand
-    totals = [0.0] * len(moves)
-    counts = [0] * len(moves)
+    left = 13 - won0[0] - won0[1]
+    scores: list[list[float]] = [[] for _ in moves]
+    active = list(range(len(moves)))
     start = time.perf_counter()
-    clock = time.perf_counter
-    deals = playouts = 0
-    done = False
-    while not done:
+    deals = playouts = work = 0
+    check = RACE_FIRST
+    while True:
         opp = sample_weighted(k, rng)
         deals += 1
-        for i, card in enumerate(moves):
-            if deals > 1 and max_deals is None and clock() >= deadline:
-                done = True  # the budget is spent: stop within the deal, not after it
+        work += DEAL_WORK
+        cut = False
+        for i in active:
+            if deals > 1 and limit.cut(work):
+                cut = True  # the budget is spent: stop within the deal, not after it
                 break
+            card = moves[i]
             hands = [0, 0]
             hands[seat] = hand ^ (1 << card)
             hands[seat ^ 1] = opp
@@ -138,17 +187,51 @@ def choose_play(
                 winner = seat if FOLLOWER_WINS[lead * 52 + card] else seat ^ 1
                 won[winner] += 1
                 t0 = playout(hands, winner, -1, b, won, bids)
-            totals[i] += values[t0 if seat == 0 else 13 - t0]
-            counts[i] += 1
+            scores[i].append(values[t0])
             playouts += 1
-        if deals == max_deals or (max_deals is None and clock() >= deadline):
+            work += left
+        if cut or limit.spent(deals, work):
             break
+        if deals >= check:
+            check = deals + max(RACE_EVERY, deals // 4)
+            active, settled = race(scores, active, deals)
+            if settled:
+                break
     if stats is not None:
         stats.deals += deals
         stats.playouts += playouts
-        stats.seconds += clock() - start
-    best = max(range(len(moves)), key=lambda i: (totals[i] / counts[i], -i))
+        stats.work += work
+        stats.seconds += time.perf_counter() - start
+    best = max(active, key=lambda i: (sum(scores[i]) / max(1, len(scores[i])), -i))
     return moves[best]
+
+
+def race(scores: list[list[float]], active: list[int], n: int) -> tuple[list[int], bool]:
+    """The candidates still in the race after ``n`` common deals, and whether it is settled
+    (one left, or none of them told apart by any of ``SAME_DEALS`` deals or more)."""
+    means = {i: sum(scores[i][:n]) / n for i in active}
+    lead = max(active, key=lambda i: (means[i], -i))
+    best = scores[lead]
+    keep = [lead]
+    same = n >= SAME_DEALS
+    for j in active:
+        if j == lead:
+            continue
+        other = scores[j]
+        d = [best[t] - other[t] for t in range(n)]
+        m = sum(d) / n
+        var = sum((x - m) * (x - m) for x in d) / (n - 1)
+        if var == 0.0:
+            if m > 0.0:
+                continue  # worse on every deal by the same amount
+            keep.append(j)
+            continue
+        same = False
+        if m * m * n > RACE_Z * RACE_Z * var:
+            continue  # clearly worse than the leader
+        keep.append(j)
+    keep.sort()
+    return keep, len(keep) == 1 or same
 
 
 def guess_opponent_bid(opp_hand: int, my_bid: int | None) -> int:
@@ -180,12 +263,7 @@ def nil_plausible(hand: int) -> bool:
 
 
 def choose_bid(
-    view: View,
-    k: Knowledge,
-    rng: Random,
-    deadline: float,
-    stats: Stats | None = None,
-    max_deals: int | None = None,
+    view: View, k: Knowledge, rng: Random, limit: Limit, stats: Stats | None = None
 ) -> int:
     """The bid of best expected value over sampled deals, Nil included when plausible."""
     seat = view.seat
@@ -216,10 +294,11 @@ def choose_bid(
     frac = shade - BID_SHADE  # a fractional shade mixes the two counts around it
     nil_total = 0.0
     start = time.perf_counter()
-    deals = playouts = 0
+    deals = playouts = work = 0
     while True:
         opp = sample_weighted(k, rng)
         deals += 1
+        work += DEAL_WORK + 13
         their = opp_bid if opp_bid is not None else guess_opponent_bid(opp, None)
         hands = [0, 0]
         hands[seat] = k.hand
@@ -240,12 +319,14 @@ def choose_bid(
             hands[seat ^ 1] = opp
             t0 = playout(hands, leader, -1, False, [0, 0], pair)
             playouts += 1
+            work += 13
             nil_total += value(0, their_vs_nil, t0 if seat == 0 else 13 - t0)
-        if deals == max_deals or (max_deals is None and time.perf_counter() >= deadline):
+        if limit.spent(deals, work):
             break
     if stats is not None:
         stats.deals += deals
         stats.playouts += playouts
+        stats.work += work
         stats.seconds += time.perf_counter() - start
     if not candidates:
         return legal[0]
