@@ -14,8 +14,10 @@ right there. Where a bot's methods run is a ``Handlers`` policy:
   than ``SLOW_S`` sends them back to the pool for good. So a bot that thinks (a search, a
   time budget) keeps the pool's behaviour, and one that answers at once gets the fast path.
 
-The answers, errors and statuses are those of ``arena.sdk.service.BotServicer`` exactly: the
-same ``BotHandler`` makes them.
+The answers come from ``arena.sdk.service.BotHandler`` (as in-process matches' do). A bot error
+fails the call with INTERNAL and its message (logged with its traceback), a request that cannot
+be converted with INVALID_ARGUMENT; on a PlaySession stream the same statuses come back as a
+``SessionError``.
 """
 
 from __future__ import annotations
@@ -112,8 +114,8 @@ class Handlers:
 
 
 class AioBotServicer(bot_pb2_grpc.BotServiceServicer):
-    """The BotService of one bot on an aio server: the same answers and statuses as
-    ``BotServicer``, each bot call made where ``handlers`` says."""
+    """The BotService of one bot on an aio server (statuses: module docstring), each bot call
+    made where ``handlers`` says."""
 
     def __init__(self, bot: Bot, handlers: Handlers) -> None:
         self.handler = BotHandler(bot)
@@ -167,8 +169,8 @@ class AioBotServicer(bot_pb2_grpc.BotServiceServicer):
         return await self._run(self.handler.end_match, request, context)
 
     async def PlaySession(self, request_iterator: Any, context: Any) -> None:
-        """As ``BotServicer.PlaySession``: each request answered in order, an error as a
-        ``SessionError`` with the status the unary RPC would fail with. Reads and writes on the
+        """Answer a match's requests on one stream, in order: the unary RPCs' answers, an error
+        as a ``SessionError`` with the status the unary RPC would fail with. Reads and writes on the
         context itself (no async generators in between)."""
         read = context.read
         write = context.write

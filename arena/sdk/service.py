@@ -1,7 +1,7 @@
 """The gRPC servicer that turns spades.v1 requests into calls of a :class:`Bot`.
 
 :class:`BotHandler` does the conversion without gRPC, so the same code answers real RPCs (through
-:class:`BotServicer`) and in-process matches (``arena.sdk.local``).
+``arena.sdk.aio_service.AioBotServicer``) and in-process matches (``arena.sdk.local``).
 """
 
 from __future__ import annotations
@@ -12,14 +12,11 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-import grpc
 from google.protobuf.message import Message
 
 from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
-from arena._gen.spades.v1 import bot_pb2_grpc
 from arena.rules.decisions import Action, Decision
-from arena.rules.errors import InvalidRuleSetError
 from arena.rules.observation import Observation
 from arena.sdk.bot import Bot
 from arena.sdk.view import Clock, HandEnd, MatchEnd, MatchStart, View
@@ -173,82 +170,3 @@ _SESSION_DECISIONS: dict[str, Decision | None] = {
     "end_hand": None,
     "end_match": None,
 }
-
-
-class BotServicer(bot_pb2_grpc.BotServiceServicer):
-    """The BotService of one bot. A bot error fails the RPC with INTERNAL and its message
-    (and is logged with its traceback on stderr), so the referee sees a fault, not a guess; a
-    request that cannot be converted fails with INVALID_ARGUMENT."""
-
-    def __init__(self, bot: Bot) -> None:
-        self.handler = BotHandler(bot)
-
-    def _run(self, context: grpc.ServicerContext, call: Callable[[], Message]) -> Message:
-        try:
-            return call()
-        except (protocol.MalformedMessageError, InvalidRuleSetError) as exc:
-            log.error("bot %s got a malformed request: %s", self.handler.bot.name, exc)
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"malformed request: {exc}")
-            raise  # unreachable: abort raises
-        except Exception as exc:
-            log.exception("bot %s failed", self.handler.bot.name)
-            context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}")
-            raise  # unreachable: abort raises
-
-    def _decide(self, decision: Decision, request: Message, context: grpc.ServicerContext) -> Any:
-        return self._run(context, lambda: self.handler.answer(decision, request))
-
-    def StartMatch(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._run(context, lambda: self.handler.start_match(request))
-
-    def DecideDoubleNil(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._decide(Decision.DOUBLE_NIL, request, context)
-
-    def Draw(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._decide(Decision.DRAW, request, context)
-
-    def Exchange(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._decide(Decision.EXCHANGE, request, context)
-
-    def Bid(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._decide(Decision.BID, request, context)
-
-    def Play(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._decide(Decision.PLAY, request, context)
-
-    def EndHand(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._run(context, lambda: self.handler.end_hand(request))
-
-    def EndMatch(self, request: Any, context: grpc.ServicerContext) -> Any:
-        return self._run(context, lambda: self.handler.end_match(request))
-
-    def PlaySession(self, request_iterator: Any, context: grpc.ServicerContext) -> Any:
-        """Answer a match's requests on one stream, in order: the same answers as the unary
-        RPCs, an error as a ``SessionError`` carrying the status the unary RPC would fail with.
-        """
-        handler = self.handler
-        notices = {
-            "start_match": handler.start_match,
-            "end_hand": handler.end_hand,
-            "end_match": handler.end_match,
-        }
-        answer = handler.answer
-        for request in request_iterator:
-            kind = request.WhichOneof("request")
-            response = pb.PlaySessionResponse(seq=request.seq)
-            try:
-                if kind is None:
-                    raise protocol.MalformedMessageError("a PlaySession request with no request")
-                decision = _SESSION_DECISIONS[kind]
-                inner = getattr(request, kind)
-                result = notices[kind](inner) if decision is None else answer(decision, inner)
-                getattr(response, kind).CopyFrom(result)
-            except (protocol.MalformedMessageError, InvalidRuleSetError) as exc:
-                log.error("bot %s got a malformed request: %s", handler.bot.name, exc)
-                response.error.code = grpc.StatusCode.INVALID_ARGUMENT.value[0]
-                response.error.message = f"malformed request: {exc}"
-            except Exception as exc:
-                log.exception("bot %s failed", handler.bot.name)
-                response.error.code = grpc.StatusCode.INTERNAL.value[0]
-                response.error.message = f"{type(exc).__name__}: {exc}"
-            yield response
