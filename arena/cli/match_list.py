@@ -112,3 +112,18 @@ def _local(db: str | None, bot: str | None, tournament: int | None) -> list[Any]
             version = store.get_bot_version(bot).id
             return store.list_matches(tournament_id=tournament, bot_version_id=version)
         return store.list_matches(tournament_id=tournament, bot=bot)
+
+
+def report_with_matches(
+    tournament_id: int, parts: tuple[Any, Any, Any], rows: list[dict[str, Any]], as_json: bool
+) -> None:
+    """``tournament show --matches``: the report (``parts``: info, config, standings), then its
+    matches (``arena.cli.match_list`` rows), or one JSON object with a "matches" list."""
+    from arena.cli.tournament_format import report, to_json
+
+    if as_json:
+        typer.echo(json.dumps({**to_json(*parts), "matches": rows}, indent=2))
+        return
+    report(*parts, False)
+    typer.echo(f"\nMatches (t{tournament_id}-g<ordinal>, ordinals from 0):")
+    print_matches(rows, faults=False, as_json=False)

@@ -181,20 +181,15 @@ def follow(client: ArenaClient, started: Any, as_json: bool) -> None:
 
     from arena._gen.arena.v1 import arena_pb2 as pb
     from arena.cli.tournament_format import report
-    from arena.tournament import GameRecord, TerminalReporter
+    from arena.tournament import TerminalReporter
     from arena.tournament.progress import QuietReporter
 
     interactive = sys.stdout.isatty() and not as_json
     reporter = TerminalReporter(Console()) if interactive else QuietReporter()
-    names = list(started.bots)
-    final: pb.Tournament | None = None
-    # The stream sends every match recorded so far first: the count starts from nothing.
-    reporter.start(started.id, names, 0, started.matches_total)
     try:
-        for event in client.watch_tournament(started.id):
-            if event.HasField("match"):
-                reporter.match_done(game_record(event.match, names, GameRecord))
-            final = event.tournament
+        final = stream_progress(
+            client, started.id, list(started.bots), started.matches_total, reporter
+        )
     except KeyboardInterrupt:
         print(
             f"arena: stopped watching; tournament {started.id} goes on on the server "
@@ -202,8 +197,6 @@ def follow(client: ArenaClient, started: Any, as_json: bool) -> None:
             file=sys.stderr,
         )
         raise typer.Exit(130) from None
-    finally:
-        reporter.stop()
     assert final is not None
     if final.state != pb.TOURNAMENT_STATE_FINISHED:
         state = pb.TournamentState.Name(final.state).removeprefix("TOURNAMENT_STATE_").lower()
@@ -215,6 +208,27 @@ def follow(client: ArenaClient, started: Any, as_json: bool) -> None:
     report(*report_parts(final), as_json)
     if final.state != pb.TOURNAMENT_STATE_FINISHED:
         raise typer.Exit(1)
+
+
+def stream_progress(
+    client: ArenaClient, tournament_id: int, names: list[str], total: int, reporter: Any
+) -> Any:
+    """Feed the server's stream of a tournament (every match recorded so far, then each new
+    one, until it ends) to a progress reporter; the tournament as the stream last told it
+    (None when it told nothing). Ctrl-C propagates, the reporter stopped."""
+    from arena.tournament import GameRecord
+
+    final = None
+    # The stream sends every match recorded so far first: the count starts from nothing.
+    reporter.start(tournament_id, names, 0, total)
+    try:
+        for event in client.watch_tournament(tournament_id):
+            if event.HasField("match"):
+                reporter.match_done(game_record(event.match, names, GameRecord))
+            final = event.tournament
+    finally:
+        reporter.stop()
+    return final
 
 
 def game_record(match: Any, names: list[str], record: Any) -> Any:

@@ -228,6 +228,7 @@ def resume(
 
             compare.play(store, tournament_id, concurrency, as_json, mode,
                          log_dir=_log_dir(db, tournament_id, log_dir, data_dir))  # fmt: skip
+            return  # (compare.play exits with its verdict)
         play(store, tournament_id, concurrency, as_json, mode, ray, ray_worker_cpus,
              log_dir=_log_dir(db, tournament_id, log_dir, data_dir))  # fmt: skip
 
@@ -327,8 +328,7 @@ def show(
 
 
 def _show_with_matches(db: str | None, tournament_id: int, as_json: bool) -> None:
-    from arena.cli.match_list import match_row, print_matches
-    from arena.cli.tournament_format import to_json
+    from arena.cli.match_list import match_row, report_with_matches
     from arena.store import Store
     from arena.tournament import tournament_standings
 
@@ -336,12 +336,7 @@ def _show_with_matches(db: str | None, tournament_id: int, as_json: bool) -> Non
         info, config, standings = tournament_standings(store, tournament_id)
         info = store.live_status(info)
         rows = [match_row(m) for m in store.list_matches(tournament_id=tournament_id)]
-    if as_json:
-        typer.echo(json.dumps({**to_json(info, config, standings), "matches": rows}, indent=2))
-        return
-    report(info, config, standings, False)
-    typer.echo(f"\nMatches (t{tournament_id}-g<ordinal>, ordinals from 0):")
-    print_matches(rows, faults=False, as_json=False)
+    report_with_matches(tournament_id, (info, config, standings), rows, as_json)
 
 
 @app.command()

@@ -83,51 +83,35 @@ def remote_show(
     matches: bool = False,
 ) -> None:
     """``arena tournament show ID --server [--matches]``: as the local show prints it."""
-    import json
-
     from arena.cli.remote import connect, report_parts
-    from arena.cli.tournament_format import report, to_json
+    from arena.cli.tournament_format import report
 
     with connect(server, token, ca_file) as client:
         t = client.get_tournament(tournament_id)
     if not matches:
         report(*report_parts(t), as_json)
         return
-    from arena.cli.match_list import print_matches
+    from arena.cli.match_list import report_with_matches
     from arena.cli.remote_logs import list_matches
 
     rows = list_matches(server, token, tournament_id=tournament_id, bot=None, ca_file=ca_file)
-    if as_json:
-        typer.echo(json.dumps({**to_json(*report_parts(t)), "matches": rows}, indent=2))
-        return
-    report(*report_parts(t), False)
-    typer.echo(f"\nMatches (t{tournament_id}-g<ordinal>, ordinals from 0):")
-    print_matches(rows, faults=False, as_json=False)
+    report_with_matches(tournament_id, report_parts(t), rows, as_json)
 
 
 def remote_watch(
     server: str, token: str | None, tournament_id: int, as_json: bool, ca_file: Path | None
 ) -> None:
     """The server's stream of the tournament: every match recorded so far, then each new one."""
-    from arena.cli.remote import connect, game_record, report_parts
+    from arena.cli.remote import connect, report_parts, stream_progress
     from arena.cli.tournament_format import report
-    from arena.tournament import GameRecord
 
     reporter = _reporter(as_json)
-    final = None
     with connect(server, token, ca_file) as client:
         t = client.get_tournament(tournament_id)
-        names = list(t.bots)
-        reporter.start(t.id, names, 0, t.matches_total)
         try:
-            for event in client.watch_tournament(tournament_id):
-                if event.HasField("match"):
-                    reporter.match_done(game_record(event.match, names, GameRecord))
-                final = event.tournament
+            final = stream_progress(client, t.id, list(t.bots), t.matches_total, reporter)
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
-        finally:
-            reporter.stop()
     if final is not None:
         report(*report_parts(final), as_json)
 

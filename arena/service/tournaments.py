@@ -27,6 +27,7 @@ from grpc import aio
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena.errors import ArenaError
+from arena.ladder import LADDER_KEY
 from arena.protocol import ruleset_from_pb
 from arena.referee.policy import FaultPolicy
 from arena.referee.record import Termination
@@ -135,10 +136,6 @@ def _present(view: MatchView | None, matches: list[MatchSummary]) -> list[pb.Mat
 
 def _read_matches(store: Store, tournament_id: int) -> tuple[TournamentInfo, list[MatchSummary]]:
     return store.get_tournament(tournament_id), store.list_matches(tournament_id=tournament_id)
-
-
-LADDER_CONFIG_KEY = "ladder"
-"""The mark the ladder puts in its pairs' configs (``arena.ladder.runner.LADDER_KEY``)."""
 
 
 def _owner_of(info: TournamentInfo) -> int | None:
@@ -329,7 +326,7 @@ class TournamentManager:
                 f"tournament {tournament_id} is a comparison (arena compare): resume it on the "
                 f"arena's database, `arena tournament resume {tournament_id}`"
             )
-        if LADDER_CONFIG_KEY in info.config:
+        if LADDER_KEY in info.config:
             raise TournamentStateError(
                 f"tournament {tournament_id} is a ladder pair: the ladder plays its own"
             )

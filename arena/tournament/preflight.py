@@ -159,14 +159,12 @@ def start_for_check(
     manifest, ``ARENA_BOT_SEED`` set (unless the manifest sets it), the sandbox mode, its own
     start-up timeout unless one is given. Raises ``BotStartError`` (with its last output)."""
     from arena.runtime import load_manifest, start_bot
-    from arena.tournament.workers import BOT_SEED_ENV
+    from arena.tournament.workers import with_bot_seed
 
-    manifest = load_manifest(directory)
-    env = {BOT_SEED_ENV: str(seed), **manifest.env}
     kwargs: dict[str, Any] = {"sandbox": sandbox}
     if startup_timeout is not None:
         kwargs["startup_timeout"] = startup_timeout
-    return start_bot(replace(manifest, env=env), **kwargs)
+    return start_bot(with_bot_seed(load_manifest(directory), seed), **kwargs)
 
 
 # -- the scripted opponent -------------------------------------------------------------------

@@ -34,6 +34,12 @@ MAX_RESTARTS = 3
 BOT_SEED_ENV = "ARENA_BOT_SEED"
 
 
+def with_bot_seed(manifest: Any, seed: int) -> Any:
+    """The manifest with ``ARENA_BOT_SEED`` set, so that a seeded bot repeats its choices run
+    after run; a manifest that sets the variable itself keeps its own value."""
+    return dataclasses.replace(manifest, env={BOT_SEED_ENV: str(seed), **manifest.env})
+
+
 class SeatBot:
     """A started bot as the referee sees it, under the tournament's name for it."""
 
@@ -144,17 +150,14 @@ class BotPool:
     def _launch(self, i: int) -> Any:
         from arena.runtime import load_manifest, start_bot
 
-        manifest = load_manifest(self._copy(i))
-        # Seeded bots (ARENA_BOT_SEED) then repeat their choices run after run; a manifest
-        # that sets the variable itself keeps its own value.
-        env = {BOT_SEED_ENV: str(self._bot_seed), **manifest.env}
+        manifest = with_bot_seed(load_manifest(self._copy(i)), self._bot_seed)
         kwargs: dict[str, Any] = {"sandbox": self._sandbox, "cancel": self._cancel}
         if self._log_dir is not None:
             # One folder per entrant: two versions of one bot share a manifest name.
             from arena.tournament.botlogs import entrant_log_dir
 
             kwargs["log_dir"] = entrant_log_dir(self._log_dir, self._entrants[i].name)
-        return (self._start_bot or start_bot)(dataclasses.replace(manifest, env=env), **kwargs)
+        return (self._start_bot or start_bot)(manifest, **kwargs)
 
     def _start_locked(self, i: int) -> str | None:
         """Start bot ``i`` (its lock held); the reason it failed, or None."""
