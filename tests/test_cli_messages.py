@@ -65,3 +65,24 @@ def test_https_against_a_plaintext_server_says_it_does_not_speak_tls() -> None:
     assert done.returncode == 2, done.stderr
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and "the server does not speak TLS" in lines[0], done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("tournament", "run", "random", "heuristic", "--db", "sqlite://"), "--db and --server"),
+        (("tournament", "run", "random", "heuristic", "--log-dir", "logs", "--sandbox", "off"),
+         "--log-dir, --sandbox and --server"),
+        (("tournament", "resume", "1", "--db", "sqlite://", "-k", "2"),
+         "--concurrency, --db and --server"),
+    ],
+)
+def test_local_options_beside_server_are_refused_before_any_call(
+    args: tuple[str, ...], said: str
+) -> None:
+    # Nothing listens on port 1: the refusal comes before any connection is tried.
+    done = run(*args, "--server", "127.0.0.1:1")
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("arena: error: " + said), done.stderr
+    assert "do not go together" in lines[0]

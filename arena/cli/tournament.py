@@ -133,8 +133,14 @@ def run(
     check_ray_worker_cpus(ray_worker_cpus)
     rule_set = rules_from_options(rules, {"max_hands": max_hands})
     if server:
-        if sandbox is not None:
-            raise ArenaError("--sandbox is the server's own choice (arena serve --sandbox)")
+        # (--data-dir is not among them: $ARENA_DATA_DIR may set it, and it is unused here.)
+        given = {"--log-dir": log_dir, "--db": db, "--sandbox": sandbox}
+        chosen = [name for name, value in given.items() if value is not None]
+        if chosen:
+            raise ArenaError(
+                f"{', '.join(chosen)} and --server do not go together: the server plays the "
+                "tournament in its own database, logs and sandbox (arena serve)"
+            )
         from arena.cli import remote
 
         remote.tournament_run(
