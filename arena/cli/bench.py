@@ -260,9 +260,9 @@ def web(
     requests: int = typer.Option(100, "--requests", help="Timed requests per page."),
     viewers: int = typer.Option(100, "--viewers", help="Live viewers of the tournament."),
     rounds: int = typer.Option(
-        3, "--rounds", help="Live: tournaments with and without viewers (each)."
+        10, "--rounds", help="Live: paired rounds (the tournament with and without viewers)."
     ),
-    games: int = typer.Option(4, "--games", help="Live: deal seeds of each tournament."),
+    games: int = typer.Option(12, "--games", help="Live: deal seeds of each tournament."),
     skip_pages: bool = typer.Option(False, "--skip-pages", help="Only the live part."),
     skip_live: bool = typer.Option(False, "--skip-live", help="Only the pages."),
     db: str | None = typer.Option(

@@ -11,13 +11,17 @@ viewers cost a running tournament.
 2. **Live.** Tournaments of two sample bots are played by this process into another scratch
    database while ``arena web`` serves it, alternately with no viewer and with V viewers
    connected to the tournament's event stream (from another child process, at the lowest CPU
-   priority: they stand for browsers on other machines), and the matches/s of both are compared.
+   priority: they stand for browsers on other machines). A round plays the same tournament (the
+   same deal and bot seeds) once each way, in alternating order, each timed from its bots
+   being up to its last record; the figure is the geometric mean of the rounds' paired ratios of
+   matches/s, with its 95 % interval.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import random
 import re
@@ -40,6 +44,7 @@ from arena.store import Store
 from arena.store.database import WRITE
 from arena.store.models import Bot, BotVersion, Rating
 from arena.store.models import Match as MatchRow
+from arena.tournament.progress import QuietReporter
 
 RECORDS = 300
 RECORD_MAX_HANDS = 6
@@ -317,6 +322,29 @@ async def _viewers(url: str, n: int, ready: Path) -> None:
     print(json.dumps({"updates": counts}), flush=True)
 
 
+class _PlayWindow(QuietReporter):
+    """The timed window of a tournament: from its bots being up to its last match recorded (bot
+    start-up, which varies by a few tenths of a second, is left out), with the web server's and
+    the viewers' CPU time over the same span."""
+
+    def __init__(self, server_pid: int, client_pid: int | None) -> None:
+        self._pids = (server_pid, client_pid)
+        self.t0 = self.t1 = 0.0
+        self.server0 = self.server1 = self.client0 = self.client1 = 0.0
+
+    def _cpu(self) -> tuple[float, float]:
+        server, client = self._pids
+        return _cpu_s(server), 0.0 if client is None else _cpu_s(client)
+
+    def start(self, tournament_id: int, bots: Sequence[str], done: int, total: int) -> None:
+        self.server0, self.client0 = self._cpu()
+        self.t0 = time.perf_counter()
+
+    def match_done(self, game: Any) -> None:
+        self.t1 = time.perf_counter()
+        self.server1, self.client1 = self._cpu()
+
+
 def _play(store: Store, bots: list[str], games: int, seed: int, viewers: int, server: _Server,
           max_hands: int) -> dict[str, Any]:
     from arena.tournament import TournamentSettings, create_tournament, run_tournament
@@ -340,25 +368,26 @@ def _play(store: Store, bots: list[str], games: int, seed: int, viewers: int, se
                 if time.monotonic() > deadline or client.poll() is not None:
                     raise ArenaError("the viewers did not connect")
                 time.sleep(0.1)
-    server_cpu0 = _cpu_s(server.proc.pid)
-    client_cpu0 = _cpu_s(client.pid) if client is not None else 0.0
-    t0 = time.perf_counter()
-    standings = run_tournament(store, tid)
-    seconds = time.perf_counter() - t0
-    server_cpu = _cpu_s(server.proc.pid) - server_cpu0
+    window = _PlayWindow(server.proc.pid, client.pid if client is not None else None)
+    standings = run_tournament(store, tid, reporter=window)
+    seconds = window.t1 - window.t0
+    server_cpu = window.server1 - window.server0
     updates: list[int] = []
     viewers_cpu = None
     if client is not None:
-        viewers_cpu = _cpu_s(client.pid) - client_cpu0
+        viewers_cpu = window.client1 - window.client0
         time.sleep(1.5)  # the last update reaches the viewers
         client.send_signal(signal.SIGTERM)
         out, _ = client.communicate(timeout=30)
         updates = json.loads(out.strip().splitlines()[-1])["updates"]
+    decisions = sum(m.decision_count for m in store.list_matches(tournament_id=tid))
     return {
         "viewers": viewers,
         "matches": standings.played,
+        "decisions": decisions,
         "seconds": round(seconds, 2),
         "matches_per_s": round(standings.played / seconds, 3),
+        "decisions_per_s": round(decisions / seconds, 1),
         "web_server_cpu_s": round(server_cpu, 3),
         "web_server_cpu_share": round(server_cpu / seconds, 4),
         "viewers_cpu_s": None if viewers_cpu is None else round(viewers_cpu, 3),
@@ -367,7 +396,7 @@ def _play(store: Store, bots: list[str], games: int, seed: int, viewers: int, se
     }
 
 
-def measure_live(viewers: int = 100, rounds: int = 3, games: int = 4, max_hands: int = 10,
+def measure_live(viewers: int = 100, rounds: int = 10, games: int = 12, max_hands: int = 10,
                  seed: int = 1) -> dict[str, Any]:
     from arena.tournament.entrants import sample_bot_dirs
 
@@ -388,17 +417,43 @@ def measure_live(viewers: int = 100, rounds: int = 3, games: int = 4, max_hands:
                         runs.append(_play(store, bots, games, seed, v, server, max_hands))
             finally:
                 server.stop()
-    quiet = [r["matches_per_s"] for r in runs if r["viewers"] == 0]
-    watched = [r["matches_per_s"] for r in runs if r["viewers"]]
-    ratio = statistics.mean(watched) / statistics.mean(quiet)
-    cpu = [r["web_server_cpu_share"] for r in runs if r["viewers"]]
-    client_cpu = [r["viewers_cpu_s"] / r["seconds"] for r in runs if r["viewers"]]
+    quiet = [r for r in runs if r["viewers"] == 0]
+    watched = [r for r in runs if r["viewers"]]
+    # Each round played the same tournament (same seeds, so the same work) once each way, in
+    # alternating order: its ratio is paired, and the machine's slow drift cancels out of it.
+    paired = [w["matches_per_s"] / q["matches_per_s"] for q, w in zip(quiet, watched, strict=True)]
+    cpu = [r["web_server_cpu_share"] for r in watched]
+    client_cpu = [r["viewers_cpu_s"] / r["seconds"] for r in watched]
     return {
         "viewers": viewers,
         "runs": runs,
-        "ratio": round(ratio, 3),
+        "round_ratios": [round(x, 3) for x in paired],
+        **_ratio_interval(paired),
+        "pooled_ratio": round(
+            (sum(r["matches"] for r in watched) / sum(r["seconds"] for r in watched))
+            / (sum(r["matches"] for r in quiet) / sum(r["seconds"] for r in quiet)), 3
+        ),
         "web_server_cpu_share_with_viewers": round(statistics.mean(cpu), 4),
         "viewers_cpu_share": round(statistics.mean(client_cpu), 4),
+    }
+
+
+_T975 = (12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23)
+
+
+def _ratio_interval(ratios: Sequence[float]) -> dict[str, Any]:
+    """The geometric mean of paired ratios and its 95 % interval (Student's t on their logs)."""
+    logs = [math.log(x) for x in ratios]
+    mean = statistics.mean(logs)
+    if len(logs) < 2:
+        return {"ratio": round(math.exp(mean), 3), "ratio_low": None, "ratio_high": None}
+    df = len(logs) - 1
+    t = _T975[df - 1] if df <= len(_T975) else 1.96 + 2.5 / df
+    half = t * statistics.stdev(logs) / math.sqrt(len(logs))
+    return {
+        "ratio": round(math.exp(mean), 3),
+        "ratio_low": round(math.exp(mean - half), 3),
+        "ratio_high": round(math.exp(mean + half), 3),
     }
 
 
@@ -437,7 +492,14 @@ def describe(result: dict[str, Any]) -> str:
                 f"{r['matches_per_s']} matches/s; web server CPU {r['web_server_cpu_s']} s "
                 f"({100 * r['web_server_cpu_share']:.1f} % of a core){extra}"
             )
-        lines.append(f"  matches/s with viewers / without: {live['ratio']}")
+        interval = (
+            f" (95 % interval {live['ratio_low']}-{live['ratio_high']})"
+            if live.get("ratio_low") is not None else ""
+        )
+        lines.append(
+            f"  matches/s with viewers / without, geometric mean of the {len(live['round_ratios'])}"
+            f" rounds' paired ratios: {live['ratio']}{interval}; pooled: {live['pooled_ratio']}"
+        )
         lines.append(
             "  web server CPU while viewers watch: "
             f"{100 * live['web_server_cpu_share_with_viewers']:.1f} % of one core; the viewers' "
