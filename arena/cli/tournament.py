@@ -133,14 +133,10 @@ def run(
     check_ray_worker_cpus(ray_worker_cpus)
     rule_set = rules_from_options(rules, {"max_hands": max_hands})
     if server:
-        # (--data-dir is not among them: $ARENA_DATA_DIR may set it, and it is unused here.)
-        given = {"--log-dir": log_dir, "--db": db, "--sandbox": sandbox}
-        chosen = [name for name, value in given.items() if value is not None]
-        if chosen:
-            raise ArenaError(
-                f"{', '.join(chosen)} and --server do not go together: the server plays the "
-                "tournament in its own database, logs and sandbox (arena serve)"
-            )
+        _refuse_beside_server(
+            {"--log-dir": log_dir, "--db": db, "--sandbox": sandbox},
+            "the server plays the tournament in its own database, logs and sandbox (arena serve)",
+        )
         from arena.cli import remote
 
         remote.tournament_run(
@@ -206,15 +202,17 @@ def resume(
     With --server, the server plays them with its own runner (the tournament's creator's token
     or an admin's), and this follows its progress to the report."""
     if server:
-        # (--data-dir is not among them: $ARENA_DATA_DIR may set it, and it is unused here.)
-        given = {"--concurrency": concurrency, "--log-dir": log_dir, "--db": db,
-                 "--sandbox": sandbox, "--ray": ray}  # fmt: skip
-        chosen = [name for name, value in given.items() if value is not None]
-        if chosen:
-            raise ArenaError(
-                f"{', '.join(chosen)} and --server do not go together: the server plays the "
-                "tournament as it was started, with its own settings (arena serve)"
-            )
+        _refuse_beside_server(
+            {
+                "--concurrency": concurrency,
+                "--log-dir": log_dir,
+                "--db": db,
+                "--sandbox": sandbox,
+                "--ray": ray,
+            },
+            "the server plays the tournament as it was started, with its own settings "
+            "(arena serve)",
+        )
         from arena.cli import remote
 
         remote.tournament_resume(
@@ -270,6 +268,14 @@ def cancel(
         f"tournament {tournament_id} cancelled: {info.games_done} of {info.games_total} "
         "matches played and recorded"
     )
+
+
+def _refuse_beside_server(given: dict[str, Any], why: str) -> None:
+    """One line naming the local options given beside --server, which the server decides.
+    (--data-dir is never among them: $ARENA_DATA_DIR may set it, and it is unused there.)"""
+    chosen = [name for name, value in given.items() if value is not None]
+    if chosen:
+        raise ArenaError(f"{', '.join(chosen)} and --server do not go together: {why}")
 
 
 def _log_dir(db: str | None, tournament_id: int, given: Any, data_dir: Any = None) -> Any:
