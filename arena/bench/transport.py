@@ -1,7 +1,7 @@
 """``arena bench transport``: raw gRPC calls per second to bot processes on this machine.
 
 Unary calls (one RPC per decision) by default; with ``--session``, the same requests as messages
-on ``PlaySession`` streams, sent from the referee's event loop as the referee sends them.
+on ``PlaySession`` streams, made as the referee makes them.
 
 The baseline the referee is measured against (``arena bench referee``). The servers are the
 benchmarks' bot (``arena.bench.first_legal``), started through the runtime like any bot: its own
@@ -261,30 +261,31 @@ def measure_session_calls(
     seconds: float,
     warm_up: bool = True,
 ) -> dict[str, Any]:
-    """As ``measure_calls``, over ``PlaySession`` streams: ``concurrency`` callers on the
-    referee's event loop (as the referee plays such matches), each match of ``plan`` on a new
-    stream to each bot, closed after its EndMatch; each answer is read and checked to be the
-    one asked."""
-    import asyncio
-
-    from arena.referee import aio
+    """As ``measure_calls``, over ``PlaySession`` streams made as the referee makes them (on
+    gRPC's C-core calls, ``arena.referee.core_session``, each caller in its own thread): each
+    match of ``plan`` on a new stream to each bot, closed after its EndMatch; each answer is
+    read and checked to be the one asked."""
+    from arena._gen.spades.v1 import bot_pb2 as pb
+    from arena.referee.core_session import open_session
     from arena.referee.session import SessionBroken
 
     timeout = ClockConfig().move_time_ms / 1000
+    response = pb.PlaySessionResponse
 
-    async def caller(i: int, deadline: float, counts: list[int], latencies: list[int]) -> None:
+    def work(i: int, deadline: float, counts: list[int], latencies: list[int]) -> None:
         n = 0
+        # Each caller starts with its own match of the plan, as concurrent matches would.
         at = i % len(plan)
         clock = time.perf_counter
         ns = time.perf_counter_ns
         while clock() < deadline:
-            sessions = [aio.AioSession(aio._aio_channel(bot)) for bot in bots]
+            sessions = [open_session(bot.channel) for bot in bots]
             try:
                 for call in plan[at]:
                     if call.counted and clock() >= deadline:
                         break
                     t0 = ns()
-                    answer = await sessions[call.seat].ask(call.decision, call.data, timeout)
+                    answer = sessions[call.seat].ask(call.decision, call.data, timeout, response)
                     if answer.response is None:
                         raise SessionBroken(None, f"the benchmark bot did not answer: {answer}")
                     if call.counted:
@@ -292,28 +293,16 @@ def measure_session_calls(
                         n += 1
             finally:
                 for session in sessions:
-                    await session.close()
+                    session.close()
             at = at + 1 if at + 1 < len(plan) else 0
         counts[i] = n
 
-    async def run_all(window: float) -> tuple[float, list[int], list[list[int]]]:
-        counts = [0] * concurrency
-        latencies: list[list[int]] = [[] for _ in range(concurrency)]
-        t0 = time.perf_counter()
-        await asyncio.gather(
-            *(caller(i, t0 + window, counts, latencies[i]) for i in range(concurrency))
-        )
-        return time.perf_counter() - t0, counts, latencies
-
-    def run(window: float) -> tuple[float, list[int], list[list[int]]]:
-        return asyncio.run_coroutine_threadsafe(run_all(window), aio._referee_loop()).result()
-
     if warm_up:
-        run(min(0.5, seconds))
+        _run_callers(concurrency, min(0.5, seconds), work)
     cpu: dict[str, Any] = {}
     box: list[Any] = []
     with cpu_meter(bots, cpu, lambda: sum(box[0][1])):
-        box.append(run(seconds))
+        box.append(_run_callers(concurrency, seconds, work))
     return _calls_result(box[0], plan, concurrency, len(bots), cpu)
 
 

@@ -41,6 +41,7 @@ from arena.protocol import (
     start_match_request,
 )
 from arena.referee.clock import ClockConfig, SeatClock
+from arena.referee.core_session import open_session
 from arena.referee.policy import FaultPolicy
 from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termination
 from arena.referee.session import (
@@ -51,7 +52,6 @@ from arena.referee.session import (
     FALLBACK_CODES,
     NOTICE,
     OPEN,
-    Session,
     SessionBroken,
     serves_session,
 )
@@ -175,7 +175,7 @@ class _Seat:
             return None
         self.wants_session = False
         try:
-            self.session = Session(self.bot.channel)
+            self.session = open_session(self.bot.channel)
         except ValueError:  # grpc: the channel is closed
             closed = self.closed("PlaySession")
             return _ARENA_CLOSED if closed is None else closed
@@ -459,8 +459,7 @@ class _Referee:
     # -- the match ------------------------------------------------------------------------
     #
     # The match is written once, as generators that yield each call to a bot (an op) and get
-    # its outcome back; a driver makes the calls. ``run`` drives it with blocking calls in the
-    # caller's thread, ``run_async`` (``arena.referee.aio``) on the referee's event loop.
+    # its outcome back; ``run`` makes the calls (``_drive``), blocking, in the caller's thread.
 
     def match_ops(self) -> Generator[tuple[Any, ...], Any, MatchResult]:
         ended = None
@@ -754,19 +753,12 @@ def play_match(
     set by another thread, ends the match before its next decision as ``ABORTED``;
     ``on_hand`` is called with each hand's result as it is scored (for progress displays).
     A seat whose bot serves ``PlaySession`` plays over one stream unless ``sessions`` is False
-    (``arena.referee.session``), the other over the unary RPCs; when both do, the match is
-    played on the referee's event loop (``arena.referee.aio``, and ``on_hand`` is called from
-    its thread). Safe to run in many threads at once: a match shares nothing with another."""
+    (``arena.referee.session``), the other over the unary RPCs. The match is played in the
+    caller's thread, its sessions on gRPC's C-core calls (``arena.referee.core_session``).
+    Safe to run in many threads at once: a match shares nothing with another."""
     referee = _Referee(
         bots, seed, rules, clock, policy, match_id or new_match_id(), stop, on_hand, sessions
     )
-    if all(
-        seat.wants_session and isinstance(getattr(seat.bot, "target", None), str)
-        for seat in referee.seats
-    ):
-        from arena.referee import aio
-
-        return aio.run(referee)
     return referee.run()
 
 

@@ -7,10 +7,11 @@ RPCs otherwise (``serves_session``).
 
 The judgement is the unary one. Each request carries a ``seq`` that the answer echoes, and the
 referee waits for the current one up to the decision's deadline on its own clock: an answer that
-does not come in time is a timeout (the stream stays open, and the late answer is dropped when it
-comes); an answer of another kind or a future seq is malformed; a ``SessionError`` is the error
-status it names; the stream ending is a crash. A bot that advertises the RPC but answers
-UNIMPLEMENTED on the first request is played over the unary RPCs instead.
+does not come in time is a timeout; an answer of another kind or a future seq is malformed; a
+``SessionError`` is the error status it names; the stream ending is a crash. A bot that
+advertises the RPC but answers UNIMPLEMENTED on the first request is played over the unary RPCs
+instead. The session the referee uses is ``arena.referee.core_session``'s where it can be had
+(each request one batch on gRPC's C-core call), else ``Session`` below.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ _END = object()
 """Put on the answer queue when the bot closed the stream with status OK."""
 
 # What a match's generator yields and what its calls may come back as (``arena.referee.play``),
-# here so that both drivers (``play`` and ``aio``) share them without importing each other.
+# here beside the sessions that carry them.
 OPEN, DECIDE, NOTICE, END_MATCH = "open", "decide", "notice", "end_match"
 FALLBACK = object()
 """A session the bot turned down on its first request: play the seat over unary RPCs."""
@@ -109,8 +110,10 @@ _TIMED_OUT.timed_out = True
 
 
 class Session:
-    """The open stream of one seat for one match. Used by the match's referee thread only
-    (plus the reader thread it starts)."""
+    """The open stream of one seat for one match, on grpcio's public API: the portable session,
+    used where the C-core one (``arena.referee.core_session``) cannot be had. A late answer is
+    dropped when it comes (its seq is an earlier one) and the stream stays open. Used by the
+    match's referee thread only (plus the reader thread it starts)."""
 
     __slots__ = ("_answers", "_call", "_closed", "_requests", "_seq", "started")
 
@@ -189,9 +192,21 @@ def read_answer(raw: bytes, seq: int, field: str, pb: Any) -> Answer | None:
     return answer
 
 
+_VARINTS = tuple(_varint(n) for n in range(1 << 14))
+"""The varints of 0 to 16383 (two bytes at most): seqs and request lengths, nearly always."""
+_TAGS = {kind: bytes((tag,)) for kind, (_, tag) in FIELDS.items()}
+
+
 def frame(kind: Decision | str, seq: int, data: bytes) -> bytes:
     """The PlaySessionRequest bytes carrying request ``data`` (a unary request's bytes)."""
-    return b"\x08" + _varint(seq) + bytes((FIELDS[kind][1],)) + _varint(len(data)) + data
+    n = len(data)
+    return b"".join((
+        b"\x08",
+        _VARINTS[seq] if seq < 16384 else _varint(seq),
+        _TAGS[kind],
+        _VARINTS[n] if n < 16384 else _varint(n),
+        data,
+    ))
 
 
 def _requests(requests: queue.SimpleQueue[bytes | None]) -> Any:

@@ -55,7 +55,7 @@ class SeatBot:
 
     @property
     def target(self) -> str | None:
-        """The bot's gRPC address: with it the referee may play on its event loop."""
+        """The bot's gRPC address."""
         return getattr(self._bot, "target", None)
 
     def alive(self) -> bool:

@@ -39,6 +39,8 @@ Modes:
   good            play well (a control)
   session_seq     (sessions) answer a decision with the next request's seq
   session_kind    (sessions) answer a Draw request with a Bid answer
+  session_linger  (sessions) play well, but hold each stream open for 30 s after the arena
+                  has ended its side
 """
 
 from __future__ import annotations
@@ -286,6 +288,8 @@ def play_session(handlers: dict[str, Any]) -> Any:
             else:
                 getattr(response, kind).CopyFrom(answer)
             yield response.SerializeToString()
+        if MODE == "session_linger":
+            time.sleep(30)
 
     return handler
 

@@ -1,0 +1,165 @@
+"""The referee's sessions on gRPC's C-core calls (``arena.referee.core_session``), real bot
+processes: the request frame, every deadline kept by the one deadline thread, a late answer
+never read while the seat goes on over a new stream, the end of a session bounded against a bot
+that holds its stream open, the portable session where the core one cannot be had, and matches
+in play side by side."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from arena._gen.spades.v1 import bot_pb2 as pb
+from arena.protocol import build_request
+from arena.referee import ClockConfig, FaultPolicy, Termination, core_session, play_match, verify
+from arena.referee.clock import SeatClock
+from arena.referee.record import FaultKind
+from arena.referee.session import FIELDS, Session, frame
+from arena.rules import Match, RuleSet
+from arena.rules.decisions import Decision
+from arena.runtime import RunningBot, load_manifest, start_bot
+
+BOTS = Path(__file__).resolve().parent / "bots"
+
+
+def hostile(mode: str, **env: str) -> RunningBot:
+    manifest = load_manifest(BOTS / "hostile")
+    return start_bot(
+        dataclasses.replace(
+            manifest, env={**manifest.env, "HOSTILE_MODE": mode, "HOSTILE_SESSION": "1", **env}
+        )
+    )
+
+
+@pytest.mark.parametrize("seq", [1, 127, 128, 16383, 16384, 3_000_000])
+@pytest.mark.parametrize("size", [0, 5, 300, 20_000])
+def test_a_frame_is_the_message_protobuf_makes(seq: int, size: int) -> None:
+    for kind in (Decision.PLAY, "EndHand"):
+        field = FIELDS[kind][0]
+        request = pb.PlayRequest(match_id="m" * size) if kind is Decision.PLAY else (
+            pb.EndHandRequest(match_id="m" * size)
+        )
+        expected = pb.PlaySessionRequest(seq=seq, **{field: request}).SerializeToString()
+        assert frame(kind, seq, request.SerializeToString()) == expected
+
+
+def _request() -> tuple[Decision, bytes]:
+    m = Match(1)
+    decision = m.decision
+    assert decision is not None and m.to_act is not None
+    data = build_request(
+        decision, "t" * 32, m.observation(m.to_act), (), SeatClock(ClockConfig())
+    ).SerializeToString()
+    return decision, data
+
+
+def test_every_deadline_is_kept_and_a_late_answer_is_never_read() -> None:
+    """A short deadline after a long one times out at its own time (the deadline thread is
+    woken for it); the next request goes out on a new stream and gets its own answer, not the
+    late one; a channel of this grpcio is served on the core."""
+    decision, data = _request()
+    # The bot sleeps for the request's move time (1 s) on every 2nd request.
+    with hostile("slow", HOSTILE_SLOW_EVERY="2", HOSTILE_FRACTION="1.0") as bot:
+        assert core_session.uses_core(bot.channel)
+        session = core_session.open_session(bot.channel)
+        assert isinstance(session, core_session.CoreSession)
+        got = []
+        try:
+            for timeout in (30.0, 0.2, 30.0, 30.0):
+                t0 = time.monotonic()
+                answer = session.ask(decision, data, timeout, pb.PlaySessionResponse)
+                got.append((answer.timed_out, time.monotonic() - t0, answer.response))
+        finally:
+            session.close()
+    (first_late, _, first), (second_late, second_s, _), (third_late, third_s, third), (
+        fourth_late, _, fourth,
+    ) = got
+    assert not first_late and first is not None
+    assert second_late and 0.2 <= second_s < 0.9  # its own deadline, not the 30 s one before it
+    assert not third_late and third is not None and third_s < 0.9  # not behind the late one
+    assert fourth_late is False and fourth is not None  # the 4th: slow (1 s), within 30 s
+
+
+def test_the_end_of_a_session_is_bounded_when_the_bot_holds_its_stream() -> None:
+    """A bot that keeps its side open after EndMatch is cancelled after ``CLOSE_WAIT_S``; the
+    match is clean (EndMatch is a courtesy) and the next one plays as well."""
+    with hostile("session_linger") as lingering, hostile("good") as good:
+        t0 = time.monotonic()
+        result = play_match(
+            (lingering, good), seed=4, rules=RuleSet(max_hands=1), clock=ClockConfig()
+        )
+        first_s = time.monotonic() - t0
+        again = play_match((good, lingering), seed=5, rules=RuleSet(max_hands=1))
+    assert result.termination is Termination.HAND_LIMIT and result.faults == (0, 0)
+    assert again.termination is Termination.HAND_LIMIT and again.faults == (0, 0)
+    assert first_s < core_session.CLOSE_WAIT_S + 8, first_s  # not the bot's 30 s
+    assert verify(result) and verify(again)
+
+
+@pytest.mark.parametrize("core", [True, False], ids=["core", "portable"])
+def test_a_late_answer_is_a_timeout_on_either_session(
+    core: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every 4th decision comes after the limit, under ``substitute``: each a timeout, and
+    every other decision answered in time, on the core session and on the portable one."""
+    if not core:
+        monkeypatch.setattr(core_session, "_CORE", False)
+    with hostile(
+        "slow", HOSTILE_FRACTION="1.5", HOSTILE_SLOW_EVERY="4"
+    ) as slow, hostile("good") as good:
+        kind = type(core_session.open_session(slow.channel))
+        assert kind is (core_session.CoreSession if core else Session)
+        result = play_match(
+            (slow, good),
+            seed=3,
+            rules=RuleSet(max_hands=1),
+            clock=ClockConfig(move_time_ms=200, time_bank_ms=0),
+            policy=FaultPolicy("substitute", max_faults=100),
+        )
+    assert result.termination is Termination.HAND_LIMIT, result.detail
+    late = [d for d in result.decisions if d.fault is FaultKind.TIMEOUT]
+    assert late and all(d.seat == 0 for d in late)
+    answered = [d for d in result.decisions if d.seat == 0 and d.fault is None]
+    assert len(answered) >= 2 * len(late)
+    assert result.faults == (len(late), 0)
+    assert verify(result)
+
+
+def test_matches_side_by_side_each_in_its_own_thread() -> None:
+    """Four matches at once in four threads on the same two bots: every session's deadline in
+    the one deadline thread, every answer to its own stream; all clean, all verified."""
+    with hostile("good") as a, hostile("good") as b:
+        results: list[object] = [None] * 4
+        gate = threading.Barrier(4)
+
+        def one(i: int) -> None:
+            gate.wait()
+            results[i] = play_match((a, b) if i % 2 else (b, a), seed=20 + i, rules=RuleSet(
+                max_hands=2
+            ))
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+    for result in results:
+        assert result is not None
+        assert result.termination is Termination.HAND_LIMIT and result.faults == (0, 0)  # type: ignore[attr-defined]
+        assert verify(result)  # type: ignore[arg-type]
+
+
+def test_the_deadline_keeper_holds_about_one_entry_per_session() -> None:
+    """A whole match (hundreds of requests, each with its deadline) leaves the heap with at
+    most an entry for each of its two sessions, however many requests were made: requests in
+    order with the same limit push nothing."""
+    with hostile("good") as a, hostile("good") as b:
+        before = len(core_session._deadlines._heap)
+        result = play_match((a, b), seed=8, rules=RuleSet(max_hands=2))
+        after = len(core_session._deadlines._heap)
+    assert result.termination is Termination.HAND_LIMIT and len(result.decisions) > 50
+    assert after - before <= 4, (before, after)
