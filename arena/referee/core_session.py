@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import threading
 from time import monotonic
 from typing import Any
@@ -157,6 +158,15 @@ class _Deadlines:
 
 _deadlines = _Deadlines()
 _tokens = itertools.count(1)
+
+
+def _after_fork() -> None:
+    """A forked child has none of its parent's threads: it keeps its own deadlines."""
+    global _deadlines
+    _deadlines = _Deadlines()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 class CoreSession:
