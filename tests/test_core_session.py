@@ -163,3 +163,24 @@ def test_the_deadline_keeper_holds_about_one_entry_per_session() -> None:
         after = len(core_session._deadlines._heap)
     assert result.termination is Termination.HAND_LIMIT and len(result.decisions) > 50
     assert after - before <= 4, (before, after)
+
+
+def test_a_grpcio_whose_internal_call_differs_gets_the_portable_session(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """If grpcio's internal call takes other arguments (another version), the first session
+    falls back to the portable one, and so do all after it; the match plays clean."""
+
+    def other_signature(self: object) -> None:
+        raise TypeError("segregated_call() takes exactly 7 positional arguments (9 given)")
+
+    monkeypatch.setattr(core_session.CoreSession, "_new_call", other_signature)
+    monkeypatch.setattr(core_session, "_CORE", core_session._CORE)  # restored after the test
+    with hostile("good") as a, hostile("good") as b:
+        session = core_session.open_session(a.channel)
+        session.cancel()
+        assert type(session) is Session
+        assert not core_session.uses_core(b.channel)
+        result = play_match((a, b), seed=6, rules=RuleSet(max_hands=1))
+    assert result.termination is Termination.HAND_LIMIT and result.faults == (0, 0)
+    assert verify(result)

@@ -12,8 +12,9 @@ request whose answer has not come by then. That request is a timeout, exactly as
 late answer is never read (its stream is gone), and the seat's next request goes out on a new
 stream to the same bot. A bot sees a cancelled stream, as when a unary call's deadline passes.
 
-The API used is grpcio's internal one (``grpc._cython.cygrpc``, stable since 1.6x); when a
-channel does not offer it, ``open_session`` returns the portable ``Session`` instead.
+The API used is grpcio's internal one (``grpc._cython.cygrpc``, tested on grpcio 1.85); when a
+channel does not offer it, or this grpcio's calls take other arguments, ``open_session``
+returns the portable ``Session`` instead.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ try:
     from grpc import _common
     from grpc._cython import cygrpc
 
-    _ops = (
+    _ops = (  # all there, or the portable session
         cygrpc.SendInitialMetadataOperation,
         cygrpc.ReceiveInitialMetadataOperation,
         cygrpc.ReceiveStatusOnClientOperation,
@@ -75,8 +76,12 @@ def uses_core(channel: Any) -> bool:
 def open_session(channel: Any) -> Any:
     """A session on ``channel``: a ``CoreSession`` where it can be had, else a ``Session``.
     Raises ValueError when the channel is closed."""
+    global _CORE
     if uses_core(channel):
-        return CoreSession(channel)
+        try:
+            return CoreSession(channel)
+        except TypeError:  # another grpcio's internal call: not this one's arguments
+            _CORE = False
     return Session(channel)
 
 
