@@ -2,7 +2,8 @@
 processes: the request frame, every deadline kept by the one deadline thread, a late answer
 never read while the seat goes on over a new stream, the end of a session bounded against a bot
 that holds its stream open, the portable session where the core one cannot be had, and matches
-in play side by side."""
+in play side by side. (A late answer under ``substitute`` on either session:
+``tests/test_referee_session.py``.)"""
 
 from __future__ import annotations
 
@@ -15,9 +16,8 @@ import pytest
 
 from arena._gen.spades.v1 import bot_pb2 as pb
 from arena.protocol import build_request
-from arena.referee import ClockConfig, FaultPolicy, Termination, core_session, play_match, verify
+from arena.referee import ClockConfig, Termination, core_session, play_match, verify
 from arena.referee.clock import SeatClock
-from arena.referee.record import FaultKind
 from arena.referee.session import FIELDS, Session, frame
 from arena.rules import Match, RuleSet
 from arena.rules.decisions import Decision
@@ -98,35 +98,6 @@ def test_the_end_of_a_session_is_bounded_when_the_bot_holds_its_stream() -> None
     assert again.termination is Termination.HAND_LIMIT and again.faults == (0, 0)
     assert first_s < core_session.CLOSE_WAIT_S + 8, first_s  # not the bot's 30 s
     assert verify(result) and verify(again)
-
-
-@pytest.mark.parametrize("core", [True, False], ids=["core", "portable"])
-def test_a_late_answer_is_a_timeout_on_either_session(
-    core: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Every 4th decision comes after the limit, under ``substitute``: each a timeout, and
-    every other decision answered in time, on the core session and on the portable one."""
-    if not core:
-        monkeypatch.setattr(core_session, "_CORE", False)
-    with hostile(
-        "slow", HOSTILE_FRACTION="1.5", HOSTILE_SLOW_EVERY="4"
-    ) as slow, hostile("good") as good:
-        kind = type(core_session.open_session(slow.channel))
-        assert kind is (core_session.CoreSession if core else Session)
-        result = play_match(
-            (slow, good),
-            seed=3,
-            rules=RuleSet(max_hands=1),
-            clock=ClockConfig(move_time_ms=200, time_bank_ms=0),
-            policy=FaultPolicy("substitute", max_faults=100),
-        )
-    assert result.termination is Termination.HAND_LIMIT, result.detail
-    late = [d for d in result.decisions if d.fault is FaultKind.TIMEOUT]
-    assert late and all(d.seat == 0 for d in late)
-    answered = [d for d in result.decisions if d.seat == 0 and d.fault is None]
-    assert len(answered) >= 2 * len(late)
-    assert result.faults == (len(late), 0)
-    assert verify(result)
 
 
 def test_matches_side_by_side_each_in_its_own_thread() -> None:

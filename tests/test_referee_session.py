@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_referee_hostile import CASES
 
-from arena.referee import ClockConfig, FaultPolicy, Termination, play_match, verify
+from arena.referee import ClockConfig, FaultPolicy, Termination, core_session, play_match, verify
 from arena.referee.record import FaultKind
 from arena.referee.session import serves_session
 from arena.rules import RuleSet
@@ -97,11 +97,16 @@ def test_a_session_listed_but_not_served_is_played_over_unary_calls(
     assert verify(result)
 
 
+@pytest.mark.parametrize("core", [True, False], ids=["core", "portable"])
 def test_a_late_answer_is_a_timeout_and_the_session_goes_on(
-    good: tuple[RunningBot, RunningBot],
+    core: bool, good: tuple[RunningBot, RunningBot], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every 10th decision comes after the limit: a timeout, a substitute, and the late answer
-    dropped when it comes (the next decision gets its own answer)."""
+    never taken for the next one (the next decision gets its own answer), on the C-core session
+    (the stream cancelled, the next request on a new one) and on the portable one (the late
+    answer dropped when it comes)."""
+    if not core:
+        monkeypatch.setattr(core_session, "_CORE", False)
     manifest = dataclasses.replace(
         load_manifest(BOTS / "hostile"),
         env={
@@ -112,6 +117,7 @@ def test_a_late_answer_is_a_timeout_and_the_session_goes_on(
         },
     )
     with start_bot(manifest) as bot:
+        assert core_session.uses_core(bot.channel) is core
         result = play_match(
             (bot, good[1]),
             seed=3,
@@ -122,6 +128,8 @@ def test_a_late_answer_is_a_timeout_and_the_session_goes_on(
     assert result.termination is Termination.HAND_LIMIT, result.detail
     late = [d for d in result.decisions if d.fault is FaultKind.TIMEOUT]
     assert late and all(d.seat == 0 for d in late)
+    answered = [d for d in result.decisions if d.seat == 0 and d.fault is None]
+    assert len(answered) >= 2 * len(late)
     assert result.faults[0] == len(late) and result.faults[1] == 0
     assert "no answer to" in result.detail
     assert verify(result)

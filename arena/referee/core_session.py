@@ -162,7 +162,8 @@ class _Deadlines:
 
 
 _deadlines = _Deadlines()
-_tokens = itertools.count(1)
+_CLOSING = -1
+"""The pending token of a session being closed (a request's token is its ``seq``)."""
 
 
 def _after_fork() -> None:
@@ -196,8 +197,8 @@ class CoreSession:
         self._channel = channel
         self._seq = 0
         self._pending = 0
-        """The token of the request waiting for its answer (0: none); the deadline thread
-        moves it to ``_expired`` when it cancels the call."""
+        """The token of what waits for an answer: a request's ``seq``, or ``_CLOSING`` (0:
+        nothing); the deadline thread moves it to ``_expired`` when it cancels the call."""
         self._expired = 0
         self._deadline = 0.0
         """When the pending request's answer is due (``monotonic``)."""
@@ -245,19 +246,18 @@ class CoreSession:
                 raise SessionBroken(grpc.StatusCode.CANCELLED, str(exc)) from None
         self._seq += 1
         seq = self._seq
-        token = next(_tokens)
         batch = (
             cygrpc.SendMessageOperation(frame(kind, seq, data), _F),
             cygrpc.ReceiveMessageOperation(_F),
         )
         deadlines = _deadlines
         with deadlines.lock:
-            deadlines.arm(self, token, monotonic() + timeout)
+            deadlines.arm(self, seq, monotonic() + timeout)
         try:
             event = self._wait(call, _MESSAGE) if self._operate(call, batch, _MESSAGE) else None
         finally:
             with deadlines.lock:
-                timed_out = self._expired == token
+                timed_out = self._expired == seq
                 self._pending = 0
         if timed_out:
             self._finish(call)
@@ -266,7 +266,7 @@ class CoreSession:
         if raw is None:  # the stream ended: its status says how
             raise _broken(self._finish(call))
         answer = read_answer(raw, seq, FIELDS[kind][0], pb)
-        if answer is None:  # an earlier seq: cannot be, one request is out at a time
+        if answer is None:  # an earlier seq: no answer is late on this stream, so it is misnumbered
             answer = Answer()
             answer.malformed = f"an answer numbered below request {seq}"
         self.started = True
@@ -308,9 +308,8 @@ class CoreSession:
         call = self._call
         if call is None:
             return
-        token = next(_tokens)
         with _deadlines.lock:
-            _deadlines.arm(self, token, monotonic() + CLOSE_WAIT_S)
+            _deadlines.arm(self, _CLOSING, monotonic() + CLOSE_WAIT_S)
         try:
             if self._operate(
                 call,

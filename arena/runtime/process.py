@@ -373,7 +373,6 @@ class _BotProcess:
             finally:
                 if self.jail is not None:
                     self.jail.close()
-                self.channel.close()
                 if self.control_fd is not None:
                     os.close(self.control_fd)
                     self.control_fd = None

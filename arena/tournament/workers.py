@@ -53,11 +53,6 @@ class SeatBot:
     def channel(self) -> grpc.Channel:
         return self._bot.channel
 
-    @property
-    def target(self) -> str | None:
-        """The bot's gRPC address."""
-        return getattr(self._bot, "target", None)
-
     def alive(self) -> bool:
         return bool(self._bot.alive())
 
