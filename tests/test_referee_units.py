@@ -8,7 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from arena.protocol import RPCS, build_request
+from arena._gen.spades.v1 import bot_pb2 as pb
+from arena.protocol import RPCS, build_request, end_hand_request
 from arena.referee import (
     ClockConfig,
     DecisionRecord,
@@ -29,7 +30,7 @@ from arena.referee import (
     verify,
 )
 from arena.referee.clock import SeatClock
-from arena.referee.wire import RequestEncoder
+from arena.referee.wire import RequestEncoder, end_hand_requests
 from arena.rules import ENGINE_VERSION, Decision, Match, RuleSet
 
 # -- clock -----------------------------------------------------------------------------------
@@ -114,7 +115,7 @@ def test_wire_encoder_equals_the_protocol_reference(seed: int) -> None:
         if rng.random() < 0.05:
             clock.charge(clock.move_ns + rng.randrange(100_000_000))
         expected = build_request(decision, match_id, obs, legal, clock)
-        got = RPCS[decision].request_type.FromString(encoder.encode(decision, obs, legal, clock))
+        got = RPCS[decision].request_type.FromString(encoder.encode(m, clock))
         assert got == expected, decision
         seen.add(decision)
         m.apply(m.random_action(rng))
@@ -134,7 +135,7 @@ def test_wire_encoder_carries_the_own_put_aside_cards() -> None:
         obs = m.observation(seat)
         legal = m.legal_actions() if decision in (Decision.PLAY, Decision.BID) else ()
         expected = build_request(decision, "dn", obs, legal, clock)
-        got = RPCS[decision].request_type.FromString(encoder.encode(decision, obs, legal, clock))
+        got = RPCS[decision].request_type.FromString(encoder.encode(m, clock))
         assert got == expected, decision
         if seat == 0 and aside:
             assert len(got.info.own_put_aside) == 3
@@ -164,11 +165,32 @@ def test_wire_encoder_negative_scores() -> None:
             continue
         obs = m.observation(s)
         legal = m.legal_actions() if d is Decision.PLAY else ()
-        msg = RPCS[d].request_type.FromString(encoder.encode(d, obs, legal, clock))
+        msg = RPCS[d].request_type.FromString(encoder.encode(m, clock))
         assert msg == build_request(d, "m", obs, legal, clock)
         negative = negative or any(seat.score < 0 for seat in msg.info.seats)  # type: ignore[attr-defined]
         m.apply(m.random_action(rng))
     assert negative
+
+
+def test_end_hand_requests_equal_the_protocol_reference() -> None:
+    """Both seats' EndHand bytes, serialized once, parse to what ``end_hand_request`` builds."""
+    rng = random.Random(4)
+    m = Match(4, RuleSet(max_hands=3))
+    while not m.is_over:
+        m.apply(m.random_action(rng))
+    assert len(m.hand_results) == 3
+    for result in m.hand_results:
+        for seat, data in enumerate(end_hand_requests("eh-ü", result)):
+            assert pb.EndHandRequest.FromString(data) == end_hand_request("eh-ü", seat, result)
+
+
+def test_wire_encoder_refuses_a_match_that_is_over() -> None:
+    rng = random.Random(2)
+    m = Match(2, RuleSet(max_hands=1))
+    while not m.is_over:
+        m.apply(m.random_action(rng))
+    with pytest.raises(ValueError, match="the match is over"):
+        RequestEncoder("over", m.rules).encode(m, SeatClock(ClockConfig()))
 
 
 # -- records ---------------------------------------------------------------------------------

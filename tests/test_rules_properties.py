@@ -12,9 +12,11 @@ from arena.rules import (
     Match,
     Observation,
     RuleSet,
+    TrickView,
     bag_penalty,
     hand_points,
 )
+from arena.rules.cards import cards_of
 
 rule_sets = st.builds(
     RuleSet,
@@ -33,6 +35,34 @@ def choose(m: Match, rng: random.Random, modest: bool):
     if modest and m.decision is Decision.DOUBLE_NIL:
         return rng.random() < 0.05
     return m.random_action(rng)
+
+
+def from_information_set(m: Match, seat: int) -> Observation:
+    """``m.information_set(seat)``'s plain values read back as an observation."""
+    number, fd, hand, looking_at, discards, stock_size, v0, v1, plays, winners, broken, aside = (
+        m.information_set(seat)
+    )
+    tricks, leader = [], fd ^ 1
+    for t in range(0, len(plays), 2):
+        winner = winners[t // 2] if t // 2 < len(winners) else None
+        tricks.append(TrickView(leader, tuple(plays[t : t + 2]), winner))
+        leader = winner
+    return Observation(
+        seat=seat,
+        rules=m.rules,
+        hand_number=number,
+        first_drawer=fd,
+        to_act=m.to_act,
+        decision=m.decision,
+        hand=cards_of(hand),
+        looking_at=looking_at,
+        own_discards=tuple(discards),
+        stock_size=stock_size,
+        seats=(v0, v1),
+        tricks=tuple(tricks),
+        spades_broken=broken,
+        own_put_aside=cards_of(aside),
+    )
 
 
 def observed_cards(obs: Observation) -> set[int]:
@@ -70,12 +100,14 @@ def test_random_matches_keep_every_invariant(seed: int, rules: RuleSet, play_see
         check_cards(m)
         legal = m.legal_actions()
         assert legal
+        assert cards_of(m.legal_mask) == (tuple(legal) if decision is Decision.PLAY else ())
         assert m.is_legal(m.random_action(rng))
         if decision is Decision.DRAW:  # she looks at the top card, then sees the next one
             known[seat].add(m.stock[0])
             second = m.stock[1]
         for s in (0, 1):
             obs = m.observation(s)
+            assert from_information_set(m, s) == obs  # the encoders' view: the same facts
             assert obs.hand == m.hand(s)
             assert (obs.to_act, obs.decision) == (seat, decision)
             assert obs.stock_size == len(m.stock) - (decision is Decision.DRAW)

@@ -107,13 +107,14 @@ def _drive_observed(referee: _Referee, observer: Observer) -> MatchResult:
                 answered = (
                     type(got) is not _Fault and got is not ARENA_CLOSED and elapsed <= limit_ns
                 )
+                # The decision's (seat, decision, action, elapsed_us, fault), once judged.
                 record = decisions[before] if len(decisions) > before else None
-                legal = record is not None and record.fault is None
+                legal = record is not None and record[4] is None
                 observer.called(
                     Call(
                         seat.index, rpc, elapsed, answered, legal,
                         on_session and (seat.session is not None or not answered),
-                        record.action if legal and record is not None else None,
+                        record[2] if legal and record is not None else None,
                     )
                 )  # fmt: skip
             elif kind is NOTICE or kind is END_MATCH:

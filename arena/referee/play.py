@@ -36,7 +36,6 @@ from arena.protocol import (
     SERVICE_NAME,
     MalformedAnswerError,
     action_from_response,
-    end_hand_request,
     end_match_request,
     start_match_request,
 )
@@ -55,7 +54,7 @@ from arena.referee.session import (
     SessionBroken,
     serves_session,
 )
-from arena.referee.wire import RequestEncoder
+from arena.referee.wire import RequestEncoder, end_hand_requests
 from arena.rules import Match
 from arena.rules.cards import card_name
 from arena.rules.decisions import Action, Decision
@@ -449,7 +448,9 @@ class _Referee:
         self.on_hand = on_hand
         self.seats = (_Seat(0, bots[0], clock, sessions), _Seat(1, bots[1], clock, sessions))
         self.match = Match(seed, rules)
-        self.decisions: list[DecisionRecord] = []
+        self.decisions: list[tuple[int, Decision, Action, int, FaultKind | None]] = []
+        """The ``DecisionRecord`` fields of each decision so far; the records are made once,
+        for the result (off the per-decision path)."""
         self.fault_notes: list[str] = []
         self.started_at = datetime.now(UTC)
         # Substitutes come from their own stream of the match seed: the same faults in the same
@@ -528,8 +529,7 @@ class _Referee:
             assert decision is not None
             seat = seats[index]
             clock = seat.clock
-            legal = m.legal_actions() if decision is _PLAY or decision is _BID else ()
-            data = encode(decision, m.observation(index), legal, clock)
+            data = encode(m, clock)
             limit_ns = clock.move_ns + clock.bank_ns
             got, elapsed = yield (_DECIDE, seat, decision, data, limit_ns)
             rpc = seat.rpcs[decision]
@@ -555,7 +555,7 @@ class _Referee:
                         f"{seat.label}: malformed {rpc} answer: {exc}",
                     )
                 else:
-                    append(DecisionRecord(index, decision, action, elapsed // 1000))
+                    append((index, decision, action, elapsed // 1000, None))
                     if decision is _PLAY and m.decision is not _PLAY:
                         ended = yield from self._notify_end_hand()
                         if ended is not None:
@@ -572,7 +572,7 @@ class _Referee:
                 return ended
             action = m.random_action(self.rng)
             m.apply(action)
-            append(DecisionRecord(index, decision, action, elapsed // 1000, fault.kind))
+            append((index, decision, action, elapsed // 1000, fault.kind))
             if decision is _PLAY and m.decision is not _PLAY:
                 ended = yield from self._notify_end_hand()
                 if ended is not None:
@@ -606,7 +606,7 @@ class _Referee:
     # -- notices --------------------------------------------------------------------------
 
     def _notify(
-        self, name: str, requests: tuple[Any, Any], decided: bool = False
+        self, name: str, requests: tuple[bytes, bytes], decided: bool = False
     ) -> Generator[tuple[Any, ...], Any, tuple[int | None, Termination, str] | None]:
         """Send a notice to seat 0, then seat 1; judge timeouts, error statuses and crashes.
 
@@ -615,10 +615,10 @@ class _Referee:
         match is ``decided`` (the last hand's EndHand) a fault is counted and told, but cannot
         forfeit a result the cards have already settled."""
         limit_ns = self.clock.move_time_ms * 1_000_000
-        for seat, req in zip(self.seats, requests, strict=True):
+        for seat, data in zip(self.seats, requests, strict=True):
             if seat.dead:
                 continue  # a seat found dead has no calls to make (see _Seat)
-            got = yield (_NOTICE, seat, name, req.SerializeToString(), limit_ns)
+            got = yield (_NOTICE, seat, name, data, limit_ns)
             if got is _ARENA_CLOSED:
                 return None, Termination.ABORTED, _closed_by_arena(seat)
             if got is None:
@@ -643,8 +643,12 @@ class _Referee:
             yield from self._notify(
                 "StartMatch",
                 (
-                    start_match_request(self.match_id, 0, self.rules, s1.name, self.clock),
-                    start_match_request(self.match_id, 1, self.rules, s0.name, self.clock),
+                    start_match_request(
+                        self.match_id, 0, self.rules, s1.name, self.clock
+                    ).SerializeToString(),
+                    start_match_request(
+                        self.match_id, 1, self.rules, s0.name, self.clock
+                    ).SerializeToString(),
                 ),
             )
         )
@@ -658,10 +662,7 @@ class _Referee:
         return (
             yield from self._notify(
                 "EndHand",
-                (
-                    end_hand_request(self.match_id, 0, result),
-                    end_hand_request(self.match_id, 1, result),
-                ),
+                end_hand_requests(self.match_id, result),
                 decided=self.match.is_over,
             )
         )
@@ -704,7 +705,7 @@ class _Referee:
             termination=termination,
             faults=(s0.faults, s1.faults),
             detail=detail,
-            decisions=tuple(self.decisions),
+            decisions=tuple([DecisionRecord(*fields) for fields in self.decisions]),
             started_at=self.started_at,
             finished_at=datetime.now(UTC),
         )

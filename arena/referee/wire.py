@@ -13,14 +13,15 @@ message is its bytes with a length prefix, and a parser accepts fields in any or
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from arena.protocol import EXCHANGE_MAX_CARDS, ClockLike
-from arena.rules.decisions import Action, Decision
-from arena.rules.observation import Observation
+from arena.protocol import EXCHANGE_MAX_CARDS, ClockLike, end_hand_request
+from arena.rules.cards import SUIT_MASKS
+from arena.rules.decisions import Decision
+from arena.rules.match import MAX_BID, Match
+from arena.rules.observation import SeatView
+from arena.rules.outcome import HandResult
 from arena.rules.ruleset import RuleSet
 
-__all__ = ["RequestEncoder"]
+__all__ = ["RequestEncoder", "end_hand_requests"]
 
 
 def _varint(n: int) -> bytes:
@@ -76,6 +77,63 @@ _LEGAL_CARDS = _card_entries(0x22)  # PlayRequest.legal_cards = 4
 _SEAT = (b"", b"\x08\x01")  # InformationSet.seat = 1 (0 is the default: omitted)
 _BROKEN = (b"", b"\x58\x01")  # InformationSet.spades_broken = 11
 _KEEP, _REJECT = 1, 2  # DrawChoice values
+_PLAY, _BID, _EXCHANGE = Decision.PLAY, Decision.BID, Decision.EXCHANGE
+_BID_LEGAL = _len_field(0x22, bytes(range(MAX_BID + 1)))  # BidRequest.legal_bids = 4 (R-3.1)
+_EXCHANGE_MAX = b"\x20" + _v(EXCHANGE_MAX_CARDS)  # ExchangeRequest.max_cards = 4
+
+
+_S0, _S1, _S2, _S3 = SUIT_MASKS
+
+
+def _chunks(entries: tuple[bytes, ...]) -> dict[int, bytes]:
+    """A table of one suit's cards of a mask (keyed by the mask of that suit's cards alone, so
+    the key says the suit) as ``entries`` of a repeated field, lowest first: filled as masks are
+    seen, at most 4 x 8192 keys."""
+    return {0: b""}
+
+
+def _cards_bytes(mask: int, table: dict[int, bytes], entries: tuple[bytes, ...]) -> bytes:
+    """The cards of ``mask``, lowest first, as ``entries`` of a repeated ``Card`` field: four
+    lookups, each suit's cards joined once."""
+    try:
+        return table[mask & _S0] + table[mask & _S1] + table[mask & _S2] + table[mask & _S3]
+    except KeyError:
+        for suit in SUIT_MASKS:
+            chunk = mask & suit
+            if chunk not in table:
+                out = b""
+                rest = chunk
+                while rest:
+                    low = rest & -rest
+                    out += entries[low.bit_length() - 1]
+                    rest ^= low
+                table[chunk] = out
+        return _cards_bytes(mask, table, entries)
+
+
+_HAND_TABLE = _chunks(_INFO_HAND)
+_PUT_ASIDE_TABLE = _chunks(_INFO_PUT_ASIDE)
+_LEGAL_TABLE = _chunks(_LEGAL_CARDS)
+
+
+def _seat_entry(view: SeatView) -> bytes:
+    """``InformationSet.seats`` (9): one seat's public facts."""
+    small = _SMALL
+    score = view.score
+    body = (b"\x08" + _v(score)) if score else b""
+    if view.bags:
+        body += b"\x10" + small[view.bags]
+    if view.bid is not None:
+        body += b"\x18" + small[view.bid]
+    if view.double_nil:
+        body += b"\x20\x01"
+    if view.tricks_won:
+        body += b"\x28" + small[view.tricks_won]
+    if view.cards_exchanged is not None:
+        body += b"\x30" + small[view.cards_exchanged]
+    if view.draw_choices:
+        body += _len_field(0x3A, bytes(_KEEP if k else _REJECT for k in view.draw_choices))
+    return b"\x4a" + small[len(body)] + body
 
 
 def _rules_bytes(rules: RuleSet) -> bytes:
@@ -95,10 +153,12 @@ class RequestEncoder:
     """Encodes the decision requests of one match. Not shared between threads."""
 
     __slots__ = (
-        "_clock_key",
-        "_clocks",
+        "_bank",
+        "_clock_bytes",
+        "_discards",
         "_hand",
         "_match_id",
+        "_move",
         "_rules",
         "_seat_bytes",
         "_seat_views",
@@ -108,10 +168,14 @@ class RequestEncoder:
     def __init__(self, match_id: str, rules: RuleSet) -> None:
         self._match_id = _len_field(0x0A, match_id.encode())  # *Request.match_id = 1
         self._rules = _rules_bytes(rules)
-        self._clocks: dict[tuple[int, int], bytes] = {}
+        self._move = self._bank = -1
+        self._clock_bytes = b""
+        """The last clock's field (``*Request.clock``) and its move time and bank."""
         self._hand = 0
         self._tricks: list[bytes] = []
         """The encoded completed tricks of hand ``_hand``: both seats see the same ones."""
+        self._discards: list[tuple[int, int, bytes]] = [(0, 0, b""), (0, 0, b"")]
+        """Each seat's encoded discards: (hand number, how many, the bytes)."""
         self._seat_views: list[object] = [None, None]
         self._seat_bytes: list[bytes] = [b"", b""]
         """Each seat's last ``SeatView`` and its encoded entry: the engine shares one frozen
@@ -119,91 +183,110 @@ class RequestEncoder:
         the same bytes."""
 
     def _clock(self, clock: ClockLike) -> bytes:
-        key = (clock.move_time_ms, clock.time_bank_ms)
-        cached = self._clocks.get(key)
-        if cached is None:
-            move, bank = key
+        move, bank = clock.move_time_ms, clock.time_bank_ms
+        if move != self._move or bank != self._bank:
             body = (b"\x08" + _v(move) if move else b"") + (b"\x10" + _v(bank) if bank else b"")
-            cached = _len_field(0x1A, body)  # *Request.clock = 3
-            if len(self._clocks) > 64:
-                self._clocks.clear()
-            self._clocks[key] = cached
-        return cached
+            self._clock_bytes = _len_field(0x1A, body)  # *Request.clock = 3
+            self._move, self._bank = move, bank
+        return self._clock_bytes
 
-    def _info(self, obs: Observation) -> bytes:
+    def _info(self, m: Match, seat: int) -> bytes:
+        """``*Request.info`` (2): the seat's information set, from the engine's own values."""
         small = _SMALL  # hand numbers, counts, bids: always below 512
-        parts = [_SEAT[obs.seat], self._rules, b"\x18", small[obs.hand_number]]
-        if obs.first_drawer:
+        (
+            number,
+            fd,
+            hand,
+            looking_at,
+            discards,
+            stock_size,
+            view0,
+            view1,
+            plays,
+            winners,
+            broken,
+            aside,
+        ) = m.information_set(seat)
+        parts = [_SEAT[seat], self._rules, b"\x18", small[number]]
+        if fd:
             parts.append(b"\x20\x01")
-        hand = _INFO_HAND
-        parts += [hand[c] for c in obs.hand]
-        if obs.looking_at is not None:
-            parts.append(_INFO_LOOKING[obs.looking_at])
-        if obs.own_discards:
-            discards = _INFO_DISCARDS
-            parts += [discards[c] for c in obs.own_discards]
-        if obs.stock_size:
-            parts += (b"\x40", small[obs.stock_size])
+        if hand:
+            parts.append(_cards_bytes(hand, _HAND_TABLE, _INFO_HAND))
+        if looking_at is not None:
+            parts.append(_INFO_LOOKING[looking_at])
+        if discards:
+            cached = self._discards[seat]
+            if cached[0] != number or cached[1] != len(discards):
+                entries = _INFO_DISCARDS
+                cached = (number, len(discards), b"".join([entries[c] for c in discards]))
+                self._discards[seat] = cached
+            parts.append(cached[2])
+        if stock_size:
+            parts += (b"\x40", small[stock_size])
         seen = self._seat_views
-        for j, seat in enumerate(obs.seats):
-            if seat is seen[j]:
-                parts.append(self._seat_bytes[j])
-                continue
-            score = seat.score
-            body = (b"\x08" + _v(score)) if score else b""
-            if seat.bags:
-                body += b"\x10" + small[seat.bags]
-            if seat.bid is not None:
-                body += b"\x18" + small[seat.bid]
-            if seat.double_nil:
-                body += b"\x20\x01"
-            if seat.tricks_won:
-                body += b"\x28" + small[seat.tricks_won]
-            if seat.cards_exchanged is not None:
-                body += b"\x30" + small[seat.cards_exchanged]
-            if seat.draw_choices:
-                body += _len_field(0x3A, bytes(_KEEP if k else _REJECT for k in seat.draw_choices))
-            entry = b"\x4a" + small[len(body)] + body  # InformationSet.seats = 9
-            seen[j] = seat
-            self._seat_bytes[j] = entry
-            parts.append(entry)
-        tricks = obs.tricks
-        if tricks:
-            if obs.hand_number != self._hand:
-                self._hand = obs.hand_number
+        entries_of = self._seat_bytes
+        if view0 is not seen[0]:
+            seen[0] = view0
+            entries_of[0] = _seat_entry(view0)
+        if view1 is not seen[1]:
+            seen[1] = view1
+            entries_of[1] = _seat_entry(view1)
+        parts += entries_of
+        if plays:
+            if number != self._hand:
+                self._hand = number
                 self._tricks = []
             cache = self._tricks
-            done = len(cache)
-            parts += cache
-            for trick in tricks[done:]:
+            done = len(winners)
+            if len(cache) < done:
                 cards = _TRICK_CARDS
-                body = (b"\x08\x01" if trick.leader else b"") + b"".join(
-                    [cards[c] for c in trick.cards]
-                )
-                if trick.winner is not None:
-                    encoded = _len_field(0x52, body + b"\x18" + small[trick.winner])
-                    cache.append(encoded)
-                else:
-                    encoded = _len_field(0x52, body)
-                parts.append(encoded)
-        if obs.spades_broken:
+                leader = winners[len(cache) - 1] if cache else fd ^ 1
+                for t in range(len(cache), done):
+                    winner = winners[t]
+                    body = b"".join(
+                        (
+                            b"\x08\x01" if leader else b"",  # Trick.leader = 1
+                            cards[plays[2 * t]],
+                            cards[plays[2 * t + 1]],
+                            b"\x18",  # Trick.winner = 3
+                            small[winner],
+                        )
+                    )
+                    cache.append(_len_field(0x52, body))  # InformationSet.tricks = 10
+                    leader = winner
+            parts += cache
+            if len(plays) > 2 * done:  # the open trick: its leader's card
+                lead = _TRICK_CARDS[plays[-1]]
+                leader = winners[-1] if winners else fd ^ 1
+                parts.append(b"\x52\x08\x08\x01" + lead if leader else b"\x52\x06" + lead)
+        if broken:
             parts.append(b"\x58\x01")
-        if obs.own_put_aside:
-            aside = _INFO_PUT_ASIDE
-            parts += [aside[c] for c in obs.own_put_aside]
-        info = b"".join(parts)
-        return b"\x12" + _v(len(info)) + info  # *Request.info = 2
+        if aside:
+            parts.append(_cards_bytes(aside, _PUT_ASIDE_TABLE, _INFO_PUT_ASIDE))
+        return b"".join(parts)
 
-    def encode(
-        self, decision: Decision, obs: Observation, legal: Sequence[Action], clock: ClockLike
-    ) -> bytes:
-        """The serialized request asking ``decision`` of ``obs.seat`` (as ``build_request``)."""
-        head = self._match_id + self._info(obs) + self._clock(clock)
-        if decision is Decision.PLAY:
-            cards = _LEGAL_CARDS
-            return head + b"".join([cards[c] for c in legal])  # type: ignore[index]
-        if decision is Decision.BID:
-            return head + _len_field(0x22, b"".join([_v(b) for b in legal]))  # type: ignore[arg-type]
-        if decision is Decision.EXCHANGE:
-            return head + b"\x20" + _v(EXCHANGE_MAX_CARDS)
-        return head
+    def encode(self, m: Match, clock: ClockLike) -> bytes:
+        """The serialized request of ``m``'s decision to the seat to act, with ``clock`` (as
+        ``build_request`` of ``m.observation(seat)`` and ``m.legal_actions()``)."""
+        decision = m.decision
+        seat = m.to_act
+        if decision is None or seat is None:
+            raise ValueError("the match is over: there is no decision to ask")
+        info = self._info(m, seat)
+        if decision is _PLAY:
+            tail = _cards_bytes(m.legal_mask, _LEGAL_TABLE, _LEGAL_CARDS)
+        elif decision is _BID:
+            tail = _BID_LEGAL
+        elif decision is _EXCHANGE:
+            tail = _EXCHANGE_MAX
+        else:
+            tail = b""
+        return b"".join((self._match_id, b"\x12", _v(len(info)), info, self._clock(clock), tail))
+
+
+def end_hand_requests(match_id: str, result: HandResult) -> tuple[bytes, bytes]:
+    """Both seats' serialized ``EndHandRequest`` (as ``end_hand_request``'s), the message built
+    and serialized once: seat 1's is seat 0's with the seat field appended (``seat = 2``), which
+    seat 0's lacks (0 is the default)."""
+    data = end_hand_request(match_id, 0, result).SerializeToString()
+    return data, data + b"\x10\x01"

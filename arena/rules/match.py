@@ -19,6 +19,7 @@ import struct
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 from random import Random
+from typing import Any
 
 from arena.rules.cards import (
     FULL_DECK,
@@ -277,6 +278,11 @@ class Match:
             return [c for k in range(MAX_EXCHANGE + 1) for c in combinations(hand, k)]
         return []
 
+    @property
+    def legal_mask(self) -> int:
+        """In a PLAY decision, the legal cards as a mask (R-4.3, R-4.5); 0 in any other."""
+        return self._legal if self._phase == _PLAY else 0
+
     def is_legal(self, action: Action) -> bool:
         if self._phase == _PLAY:
             return (
@@ -428,6 +434,38 @@ class Match:
             tricks=self._trick_views(),
             spades_broken=self._broken,
             own_put_aside=cards_of(self._aside[seat]) if self._aside[seat] else (),
+        )
+
+    def information_set(self, seat: int) -> tuple[Any, ...]:
+        """What ``observation(seat)`` holds, as the engine's own plain values, for encoders on a
+        referee's hot path (``arena.referee.wire``): nothing is built but the seats' shared
+        views, so it costs a fraction of an observation.
+
+        ``(hand_number, first_drawer, hand, looking_at, own_discards, stock_size, seat_0,
+        seat_1, plays, winners, spades_broken, own_put_aside)``: ``hand`` and ``own_put_aside``
+        are card masks, ``seat_0`` and ``seat_1`` the seats' ``SeatView``; ``plays`` are the
+        hand's cards in play order and ``winners`` the winner of each completed trick (the first
+        trick is led by ``first_drawer ^ 1``, each next one by the last winner). The lists are
+        the engine's own: read them before the next ``apply`` and never change them. The same
+        facts as ``observation(seat)``, no more (tests check one against the other)."""
+        if seat != 0 and seat != 1:
+            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        phase = self._phase
+        pos = self._pos
+        public = self._rules.draw_decision_public
+        return (
+            self._hand_number,
+            self._first_drawer,
+            self._hands[seat],
+            self._stock[pos] if phase == _DRAW and self._to_act == seat else None,
+            self._own_discards[seat],
+            NUM_CARDS - pos - (phase == _DRAW),
+            self._seat_view(0, public),
+            self._seat_view(1, public),
+            self._plays,
+            self._winners,
+            self._broken,
+            self._aside[seat],
         )
 
     def _seat_view(self, s: int, public: bool) -> SeatView:
