@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from arena._gen.spades.v1 import bot_pb2 as pb
-from arena.protocol import RPCS, build_request, end_hand_request
+from arena.protocol import RPCS, build_request, card_to_pb, end_hand_request
 from arena.referee import (
     ClockConfig,
     DecisionRecord,
@@ -182,6 +182,15 @@ def test_end_hand_requests_equal_the_protocol_reference() -> None:
     for result in m.hand_results:
         for seat, data in enumerate(end_hand_requests("eh-ü", result)):
             assert pb.EndHandRequest.FromString(data) == end_hand_request("eh-ü", seat, result)
+
+
+def test_wire_encoder_legal_cards_of_every_card() -> None:
+    """Each card as a legal card, as the encoder writes it from the hand's bytes."""
+    from arena.referee.wire import _HAND_TO_LEGAL, _INFO_HAND
+
+    for card in range(52):
+        expected = pb.PlayRequest(legal_cards=[card_to_pb(card)]).SerializeToString()
+        assert _INFO_HAND[card].translate(_HAND_TO_LEGAL) == expected
 
 
 def test_wire_encoder_refuses_a_match_that_is_over() -> None:

@@ -190,11 +190,16 @@ class _Seat:
             answer = session.ask(kind, data, limit_ns / 1e9, _SESSION_RESPONSE)
         except SessionBroken as exc:
             elapsed = perf_counter_ns() - t0
-            self.session = None
-            if not session.started and exc.code in FALLBACK_CODES:
-                return _FALLBACK, elapsed
-            return self.session_broken(rpc, exc), elapsed
+            return self.stream_broke(session, rpc, exc), elapsed
         return self.judge(answer, rpc, limit_ns), perf_counter_ns() - t0
+
+    def stream_broke(self, session: Any, rpc: str, exc: SessionBroken) -> Any:
+        """The seat's session ended during ``rpc``: ``_FALLBACK`` when the bot turned it down
+        on its first request, else the outcome of ``session_broken``."""
+        self.session = None
+        if not session.started and exc.code in FALLBACK_CODES:
+            return _FALLBACK
+        return self.session_broken(rpc, exc)
 
     def judge(self, answer: Any, rpc: str, limit_ns: int) -> Any:
         """A session's answer (``arena.referee.session.Answer``) as the unary outcome: the
@@ -244,10 +249,22 @@ class _Seat:
     def decide(self, decision: Decision, data: bytes, limit_ns: int) -> tuple[Any, int]:
         """Ask a decision: (the answer, as bytes or a message; or a ``_Fault``; or
         ``_ARENA_CLOSED``), and the time it took in ns."""
-        if self.session is not None:
-            got, elapsed = self.session_call(decision, self.rpcs[decision], data, limit_ns)
-            if got is not _FALLBACK:
-                return got, elapsed
+        session = self.session
+        if session is not None:
+            t0 = perf_counter_ns()
+            try:
+                answer = session.ask(decision, data, limit_ns / 1e9, _SESSION_RESPONSE)
+            except SessionBroken as exc:
+                elapsed = perf_counter_ns() - t0
+                got = self.stream_broke(session, self.rpcs[decision], exc)
+                if got is not _FALLBACK:
+                    return got, elapsed
+            else:
+                elapsed = perf_counter_ns() - t0
+                response = answer.response
+                if response is not None:  # the answer of nearly every request
+                    return response, elapsed
+                return self.judge(answer, self.rpcs[decision], limit_ns), elapsed
         return self.unary_decide(decision, data, limit_ns)
 
     def unary_decide(self, decision: Decision, data: bytes, limit_ns: int) -> tuple[Any, int]:

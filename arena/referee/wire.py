@@ -73,7 +73,9 @@ _INFO_LOOKING = _card_entries(0x32)  # InformationSet.looking_at = 6
 _INFO_DISCARDS = _card_entries(0x3A)  # InformationSet.own_discards = 7
 _INFO_PUT_ASIDE = _card_entries(0x62)  # InformationSet.own_put_aside = 12
 _TRICK_CARDS = _card_entries(0x12)  # Trick.cards = 2
-_LEGAL_CARDS = _card_entries(0x22)  # PlayRequest.legal_cards = 4
+_HAND_TO_LEGAL = bytes.maketrans(b"\x2a", b"\x22")
+"""Hand entries made legal cards' (``PlayRequest.legal_cards`` = 4): the tag is the only byte
+of an entry that can be 0x2a (a suit is 1-4, a rank 2-14, the lengths 4)."""
 _SEAT = (b"", b"\x08\x01")  # InformationSet.seat = 1 (0 is the default: omitted)
 _BROKEN = (b"", b"\x58\x01")  # InformationSet.spades_broken = 11
 _KEEP, _REJECT = 1, 2  # DrawChoice values
@@ -113,7 +115,6 @@ def _cards_bytes(mask: int, table: dict[int, bytes], entries: tuple[bytes, ...])
 
 _HAND_TABLE = _chunks(_INFO_HAND)
 _PUT_ASIDE_TABLE = _chunks(_INFO_PUT_ASIDE)
-_LEGAL_TABLE = _chunks(_LEGAL_CARDS)
 
 
 def _seat_entry(view: SeatView) -> bytes:
@@ -190,8 +191,9 @@ class RequestEncoder:
             self._move, self._bank = move, bank
         return self._clock_bytes
 
-    def _info(self, m: Match, seat: int) -> bytes:
-        """``*Request.info`` (2): the seat's information set, from the engine's own values."""
+    def _info(self, m: Match, seat: int) -> tuple[bytes, int, bytes]:
+        """``*Request.info`` (2): the seat's information set, from the engine's own values; and
+        its hand, as a mask and as encoded (the legal cards are its cards, or some of them)."""
         small = _SMALL  # hand numbers, counts, bids: always below 512
         (
             number,
@@ -210,8 +212,8 @@ class RequestEncoder:
         parts = [_SEAT[seat], self._rules, b"\x18", small[number]]
         if fd:
             parts.append(b"\x20\x01")
-        if hand:
-            parts.append(_cards_bytes(hand, _HAND_TABLE, _INFO_HAND))
+        held = _cards_bytes(hand, _HAND_TABLE, _INFO_HAND)
+        parts.append(held)
         if looking_at is not None:
             parts.append(_INFO_LOOKING[looking_at])
         if discards:
@@ -263,7 +265,7 @@ class RequestEncoder:
             parts.append(b"\x58\x01")
         if aside:
             parts.append(_cards_bytes(aside, _PUT_ASIDE_TABLE, _INFO_PUT_ASIDE))
-        return b"".join(parts)
+        return b"".join(parts), hand, held
 
     def encode(self, m: Match, clock: ClockLike) -> bytes:
         """The serialized request of ``m``'s decision to the seat to act, with ``clock`` (as
@@ -272,9 +274,12 @@ class RequestEncoder:
         seat = m.to_act
         if decision is None or seat is None:
             raise ValueError("the match is over: there is no decision to ask")
-        info = self._info(m, seat)
+        info, hand, cards = self._info(m, seat)
         if decision is _PLAY:
-            tail = _cards_bytes(m.legal_mask, _LEGAL_TABLE, _LEGAL_CARDS)
+            legal = m.legal_mask
+            if legal != hand:  # a suit to follow, or no spade to lead yet: part of the hand
+                cards = _cards_bytes(legal, _HAND_TABLE, _INFO_HAND)
+            tail = cards.translate(_HAND_TO_LEGAL)
         elif decision is _BID:
             tail = _BID_LEGAL
         elif decision is _EXCHANGE:

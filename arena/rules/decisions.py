@@ -25,5 +25,9 @@ class Decision(enum.Enum):
     BID = "bid"
     PLAY = "play"
 
+    # Hashed by identity, in C (Enum's own hash is a Python call on the name): a member equals
+    # only itself, and tables keyed by the decision are read on every request and answer.
+    __hash__ = object.__hash__
+
 
 Action = bool | int | tuple[int, ...]
