@@ -115,7 +115,7 @@ def test_wire_encoder_equals_the_protocol_reference(seed: int) -> None:
         if rng.random() < 0.05:
             clock.charge(clock.move_ns + rng.randrange(100_000_000))
         expected = build_request(decision, match_id, obs, legal, clock)
-        got = RPCS[decision].request_type.FromString(encoder.encode(m, clock))
+        got = RPCS[decision].request_type.FromString(encoder.encode(m, m.to_act, m.decision, clock))
         assert got == expected, decision
         seen.add(decision)
         m.apply(m.random_action(rng))
@@ -135,7 +135,7 @@ def test_wire_encoder_carries_the_own_put_aside_cards() -> None:
         obs = m.observation(seat)
         legal = m.legal_actions() if decision in (Decision.PLAY, Decision.BID) else ()
         expected = build_request(decision, "dn", obs, legal, clock)
-        got = RPCS[decision].request_type.FromString(encoder.encode(m, clock))
+        got = RPCS[decision].request_type.FromString(encoder.encode(m, m.to_act, m.decision, clock))
         assert got == expected, decision
         if seat == 0 and aside:
             assert len(got.info.own_put_aside) == 3
@@ -165,7 +165,7 @@ def test_wire_encoder_negative_scores() -> None:
             continue
         obs = m.observation(s)
         legal = m.legal_actions() if d is Decision.PLAY else ()
-        msg = RPCS[d].request_type.FromString(encoder.encode(m, clock))
+        msg = RPCS[d].request_type.FromString(encoder.encode(m, m.to_act, m.decision, clock))
         assert msg == build_request(d, "m", obs, legal, clock)
         negative = negative or any(seat.score < 0 for seat in msg.info.seats)  # type: ignore[attr-defined]
         m.apply(m.random_action(rng))
@@ -199,7 +199,7 @@ def test_wire_encoder_refuses_a_match_that_is_over() -> None:
     while not m.is_over:
         m.apply(m.random_action(rng))
     with pytest.raises(ValueError, match="the match is over"):
-        RequestEncoder("over", m.rules).encode(m, SeatClock(ClockConfig()))
+        RequestEncoder("over", m.rules).encode(m, m.to_act, m.decision, SeatClock(ClockConfig()))
 
 
 # -- records ---------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 """A match whose every call to a bot is reported as the referee judged it.
 
 ``arena bot check`` needs, per call, what was asked, the time the referee measured and how the
-answer was judged. Rather than a second referee, this drives the referee's own match generator
-(``_Referee.match_ops``, the same seats, clocks, fault policy and engine as ``play_match``) with
-a driver like ``play._drive`` that also tells an ``Observer`` about each call. Two differences,
-both on the notices that do not decide anything: the driver times the notices (the referee
-records only decisions), and EndMatch is sent as the other notices are so that its outcome can
-be told (the referee still does not judge it).
+answer was judged. Rather than a second referee, this is the referee itself (``_Referee``, the
+same seats, clocks, fault policy and engine as ``play_match``) with its three calls to a bot
+(``decide``, ``notice``, ``end_match``) wrapped to tell an ``Observer`` about each. A decision
+is told once the referee has judged it, when its next call begins (or the match ends). Two
+differences, both on the notices that do not decide anything: the notices are timed (the
+referee records only decisions), and EndMatch is sent as the other notices are so that its
+outcome can be told (the referee still does not judge it).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from time import perf_counter_ns
 from typing import Any, Protocol
 
 from arena.referee.clock import ClockConfig
-from arena.referee.play import _drive, _Fault, _Referee, new_match_id
+from arena.referee.play import _Fault, _Referee, new_match_id
 from arena.referee.policy import FaultPolicy
 from arena.referee.record import MatchResult
-from arena.referee.session import ARENA_CLOSED, DECIDE, END_MATCH, NOTICE
+from arena.referee.session import ARENA_CLOSED
 from arena.rules import Match
 from arena.rules.decisions import Action
 from arena.rules.ruleset import RuleSet
@@ -73,71 +74,72 @@ def play_observed(
 ) -> MatchResult:
     """Play one match as ``play_match`` does (blocking calls in this thread), telling
     ``observer`` about every call; ``sessions=False`` plays both seats over unary RPCs."""
-    referee = _Referee(
+    referee = _ObservedReferee(
         bots, seed, rules, clock, policy, match_id or new_match_id(), None, None, sessions
     )
-    try:
-        return _drive_observed(referee, observer)
-    except BaseException:
+    referee.observer = observer
+    return referee.run()
+
+
+class _ObservedReferee(_Referee):
+    observer: Observer
+    _asked: tuple[Any, str, int, bool, bool, int] | None = None
+    """The decision asked last, until it is told: (seat, rpc, elapsed ns, answered in time,
+    asked on the session, how many decisions were recorded before it)."""
+
+    def run(self) -> MatchResult:
         try:
-            _drive(referee.aborted_ops())
+            return super().run()
         finally:
-            referee.cancel_sessions()
-        raise
-    finally:
-        referee.cancel_sessions()
+            self._tell_decision()
 
+    def _tell_decision(self) -> None:
+        """Tell the decision asked last, now that the referee has judged it."""
+        asked = self._asked
+        if asked is None:
+            return
+        self._asked = None
+        seat, rpc, elapsed, answered, on_session, before = asked
+        # Its record's (seat, decision, action, elapsed_us, fault), once judged; none when the
+        # fault forfeited the match.
+        decisions = self.decisions
+        record = decisions[before] if len(decisions) > before else None
+        legal = record is not None and record[4] is None
+        self.observer.called(
+            Call(
+                seat.index, rpc, elapsed, answered, legal,
+                on_session and (seat.session is not None or not answered),
+                record[2] if legal and record is not None else None,
+            )
+        )  # fmt: skip
 
-def _drive_observed(referee: _Referee, observer: Observer) -> MatchResult:
-    ops = referee.match_ops()
-    match = referee.match
-    decisions = referee.decisions
-    try:
-        op = next(ops)
-        while True:
-            kind = op[0]
-            if kind is DECIDE:
-                seat, decision, data, limit_ns = op[1], op[2], op[3], op[4]
-                rpc = seat.rpcs[decision]
-                observer.asking(seat.index, rpc, match)
-                on_session = seat.session is not None
-                before = len(decisions)
-                got, elapsed = seat.decide(decision, data, limit_ns)
-                op = ops.send((got, elapsed))
-                answered = (
-                    type(got) is not _Fault and got is not ARENA_CLOSED and elapsed <= limit_ns
-                )
-                # The decision's (seat, decision, action, elapsed_us, fault), once judged.
-                record = decisions[before] if len(decisions) > before else None
-                legal = record is not None and record[4] is None
-                observer.called(
-                    Call(
-                        seat.index, rpc, elapsed, answered, legal,
-                        on_session and (seat.session is not None or not answered),
-                        record[2] if legal and record is not None else None,
-                    )
-                )  # fmt: skip
-            elif kind is NOTICE or kind is END_MATCH:
-                seat = op[1]
-                name, data, limit_ns = (
-                    (op[2], op[3], op[4]) if kind is NOTICE else ("EndMatch", op[2], op[3])
-                )
-                assert name in _NOTICE_NAMES
-                observer.asking(seat.index, name, match)
-                on_session = seat.session is not None
-                t0 = perf_counter_ns()
-                got = seat.notice(name, data, limit_ns)
-                elapsed = perf_counter_ns() - t0
-                ok = got is None
-                # A session turned down on its first request was not used (unary instead).
-                on_session = on_session and (seat.session is not None or not ok)
-                if kind is END_MATCH:
-                    seat.close_session()
-                fault = got.detail if type(got) is _Fault else ""
-                # Told before the generator goes on: the last EndMatch ends it.
-                observer.called(Call(seat.index, name, elapsed, ok, ok, on_session, None, fault))
-                op = ops.send(None if kind is END_MATCH else got)
-            else:
-                op = ops.send(op[1].open_session())
-    except StopIteration as done:
-        return done.value
+    def decide(self, seat: Any, decision: Any, data: bytes, limit_ns: int) -> tuple[Any, int]:
+        self._tell_decision()
+        rpc = seat.rpcs[decision]
+        self.observer.asking(seat.index, rpc, self.match)
+        on_session = seat.session is not None
+        before = len(self.decisions)
+        got, elapsed = seat.decide(decision, data, limit_ns)
+        answered = type(got) is not _Fault and got is not ARENA_CLOSED and elapsed <= limit_ns
+        self._asked = (seat, rpc, elapsed, answered, on_session, before)
+        return got, elapsed
+
+    def notice(self, seat: Any, name: str, data: bytes, limit_ns: int) -> Any:
+        self._tell_decision()
+        assert name in _NOTICE_NAMES
+        self.observer.asking(seat.index, name, self.match)
+        on_session = seat.session is not None
+        t0 = perf_counter_ns()
+        got = seat.notice(name, data, limit_ns)
+        elapsed = perf_counter_ns() - t0
+        ok = got is None
+        # A session turned down on its first request was not used (unary instead).
+        on_session = on_session and (seat.session is not None or not ok)
+        if name == "EndMatch":
+            seat.close_session()
+        fault = got.detail if type(got) is _Fault else ""
+        self.observer.called(Call(seat.index, name, elapsed, ok, ok, on_session, None, fault))
+        return got
+
+    def end_match(self, seat: Any, data: bytes, limit_ns: int) -> None:
+        self.notice(seat, "EndMatch", data, limit_ns)

@@ -21,7 +21,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from time import perf_counter_ns
 from typing import Any, Protocol
@@ -45,12 +45,8 @@ from arena.referee.policy import FaultPolicy
 from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termination
 from arena.referee.session import (
     ARENA_CLOSED,
-    DECIDE,
-    END_MATCH,
     FALLBACK,
     FALLBACK_CODES,
-    NOTICE,
-    OPEN,
     SessionBroken,
     serves_session,
 )
@@ -73,8 +69,6 @@ _CANCELLED = grpc.StatusCode.CANCELLED
 _UNIMPLEMENTED = grpc.StatusCode.UNIMPLEMENTED
 _SESSION_RESPONSE = pb.PlaySessionResponse
 _FALLBACK = FALLBACK
-_OPEN, _DECIDE, _NOTICE, _END_MATCH = OPEN, DECIDE, NOTICE, END_MATCH
-"""The ops a match's generator yields (see ``_Referee.match_ops``)."""
 _ARENA_CLOSED = ARENA_CLOSED
 _HEALTH_REQUEST = health_pb2.HealthCheckRequest(service="")
 
@@ -244,7 +238,7 @@ class _Seat:
             self.session.close()
             self.session = None
 
-    # -- blocking calls (``_drive``) ------------------------------------------------------
+    # -- the calls ----------------------------------------------------------------------------
 
     def decide(self, decision: Decision, data: bytes, limit_ns: int) -> tuple[Any, int]:
         """Ask a decision: (the answer, as bytes or a message; or a ``_Fault``; or
@@ -476,52 +470,50 @@ class _Referee:
 
     # -- the match ------------------------------------------------------------------------
     #
-    # The match is written once, as generators that yield each call to a bot (an op) and get
-    # its outcome back; ``run`` makes the calls (``_drive``), blocking, in the caller's thread.
+    # Each call to a bot goes through ``decide``, ``notice`` or ``end_match``: the seat's own
+    # methods here (no wrapper on the per-decision path), wrapped by a referee that reports
+    # every call (``arena.referee.observed``).
 
-    def match_ops(self) -> Generator[tuple[Any, ...], Any, MatchResult]:
-        ended = None
+    decide = staticmethod(_Seat.decide)
+    notice = staticmethod(_Seat.notice)
+    end_match = staticmethod(_Seat.end_match)
+
+    def run(self) -> MatchResult:
+        try:
+            ended = self._begin()
+            if ended is None:
+                ended = self._play()
+            winner, termination, detail = ended
+            result = self._result(winner, termination, detail)
+            self._send_end_match(winner, termination, detail)
+            return result
+        except BaseException:
+            try:  # what is sent when the referee itself stops on an error
+                self._send_end_match(None, Termination.ABORTED, "the referee stopped on an error")
+            finally:
+                self.cancel_sessions()
+            raise
+        finally:
+            self.cancel_sessions()
+
+    def _begin(self) -> tuple[int | None, Termination, str] | None:
+        """Open the seats' sessions and send StartMatch: how the match ended, or None to play."""
         for seat in self.seats:
             if seat.dead:
                 fault = _Fault(
                     FaultKind.CRASH,
                     f"{seat.label}: {seat.exited()} before the match began{seat.last_output()}",
                 )
-                ended = self._fault(seat, fault)
-                break
+                return self._fault(seat, fault)
         for seat in self.seats:
-            if ended is None:
-                opened = yield (_OPEN, seat)
-                if opened is _ARENA_CLOSED:
-                    ended = None, Termination.ABORTED, _closed_by_arena(seat)
-                elif opened is not None:
-                    ended = self._fault(seat, opened)
-        if ended is None:
-            ended = yield from self._notify_start()
-        if ended is None:
-            ended = yield from self._play()
-        winner, termination, detail = ended
-        result = self._result(winner, termination, detail)
-        yield from self._send_end_match(winner, termination, detail)
-        return result
-
-    def aborted_ops(self) -> Generator[tuple[Any, ...], Any, None]:
-        """What is sent when the referee itself stops on an error."""
-        yield from self._send_end_match(
-            None, Termination.ABORTED, "the referee stopped on an error"
-        )
-
-    def run(self) -> MatchResult:
-        try:
-            return _drive(self.match_ops())
-        except BaseException:
-            try:
-                _drive(self.aborted_ops())
-            finally:
-                self.cancel_sessions()
-            raise
-        finally:
-            self.cancel_sessions()
+            opened = seat.open_session()
+            if opened is _ARENA_CLOSED:
+                return None, Termination.ABORTED, _closed_by_arena(seat)
+            if opened is not None:
+                ended = self._fault(seat, opened)
+                if ended is not None:
+                    return ended
+        return self._notify_start()
 
     def cancel_sessions(self) -> None:
         """Sessions still open after EndMatch (a seat that never got it) are cancelled."""
@@ -530,11 +522,12 @@ class _Referee:
                 seat.session.cancel()
                 seat.session = None
 
-    def _play(self) -> Generator[tuple[Any, ...], Any, tuple[int | None, Termination, str]]:
+    def _play(self) -> tuple[int | None, Termination, str]:
         """The decision loop, kept lean: it is the referee's hot path."""
         m = self.match
         seats = self.seats
         encode = RequestEncoder(self.match_id, self.rules).encode
+        decide = self.decide
         append = self.decisions.append
         stop = self.stop
         while not m.is_over:
@@ -546,20 +539,26 @@ class _Referee:
             assert decision is not None
             seat = seats[index]
             clock = seat.clock
-            data = encode(m, clock)
+            data = encode(m, index, decision, clock)
             limit_ns = clock.move_ns + clock.bank_ns
-            got, elapsed = yield (_DECIDE, seat, decision, data, limit_ns)
-            rpc = seat.rpcs[decision]
+            got, elapsed = decide(seat, decision, data, limit_ns)
             if got is _ARENA_CLOSED:
                 return None, Termination.ABORTED, _closed_by_arena(seat)
             if type(got) is _Fault:
                 clock.charge(elapsed)
                 fault = got
-            elif clock.charge(elapsed):
+            elif elapsed <= clock.move_ns or clock.charge(elapsed):
                 try:
-                    action = action_from_response(
-                        decision, seat.parse[decision](got) if type(got) is bytes else got
-                    )
+                    response = seat.parse[decision](got) if type(got) is bytes else got
+                    action = None
+                    if decision is _PLAY:  # the card's fields read here: most answers are one
+                        card = response.card
+                        suit = card.suit
+                        rank = card.rank
+                        if 1 <= suit <= 4 and 2 <= rank <= 14:
+                            action = (suit - 1) * 13 + rank - 2
+                    if action is None:  # any other answer, and a card that is not one
+                        action = action_from_response(decision, response)
                     m.apply(action)
                 except RulesError as exc:
                     fault = _Fault(
@@ -569,19 +568,19 @@ class _Referee:
                 except (MalformedAnswerError, DecodeError) as exc:
                     fault = _Fault(
                         FaultKind.MALFORMED_ANSWER,
-                        f"{seat.label}: malformed {rpc} answer: {exc}",
+                        f"{seat.label}: malformed {seat.rpcs[decision]} answer: {exc}",
                     )
                 else:
                     append((index, decision, action, elapsed // 1000, None))
                     if decision is _PLAY and m.decision is not _PLAY:
-                        ended = yield from self._notify_end_hand()
+                        ended = self._notify_end_hand()
                         if ended is not None:
                             return ended
                     continue
             else:
                 fault = _Fault(
                     FaultKind.TIMEOUT,
-                    f"{seat.label}: answered {rpc} after {_ms(elapsed)}, "
+                    f"{seat.label}: answered {seat.rpcs[decision]} after {_ms(elapsed)}, "
                     f"over its limit of {_ms(limit_ns)}",
                 )
             ended = self._fault(seat, fault)
@@ -591,7 +590,7 @@ class _Referee:
             m.apply(action)
             append((index, decision, action, elapsed // 1000, fault.kind))
             if decision is _PLAY and m.decision is not _PLAY:
-                ended = yield from self._notify_end_hand()
+                ended = self._notify_end_hand()
                 if ended is not None:
                     return ended
         outcome = m.outcome
@@ -624,7 +623,7 @@ class _Referee:
 
     def _notify(
         self, name: str, requests: tuple[bytes, bytes], decided: bool = False
-    ) -> Generator[tuple[Any, ...], Any, tuple[int | None, Termination, str] | None]:
+    ) -> tuple[int | None, Termination, str] | None:
         """Send a notice to seat 0, then seat 1; judge timeouts, error statuses and crashes.
 
         One after the other rather than at once: a blocking call costs a round trip, a future
@@ -635,7 +634,7 @@ class _Referee:
         for seat, data in zip(self.seats, requests, strict=True):
             if seat.dead:
                 continue  # a seat found dead has no calls to make (see _Seat)
-            got = yield (_NOTICE, seat, name, data, limit_ns)
+            got = self.notice(seat, name, data, limit_ns)
             if got is _ARENA_CLOSED:
                 return None, Termination.ABORTED, _closed_by_arena(seat)
             if got is None:
@@ -652,41 +651,29 @@ class _Referee:
                 return ended
         return None
 
-    def _notify_start(
-        self,
-    ) -> Generator[tuple[Any, ...], Any, tuple[int | None, Termination, str] | None]:
+    def _notify_start(self) -> tuple[int | None, Termination, str] | None:
         s0, s1 = self.seats
-        return (
-            yield from self._notify(
-                "StartMatch",
-                (
-                    start_match_request(
-                        self.match_id, 0, self.rules, s1.name, self.clock
-                    ).SerializeToString(),
-                    start_match_request(
-                        self.match_id, 1, self.rules, s0.name, self.clock
-                    ).SerializeToString(),
-                ),
-            )
+        return self._notify(
+            "StartMatch",
+            (
+                start_match_request(
+                    self.match_id, 0, self.rules, s1.name, self.clock
+                ).SerializeToString(),
+                start_match_request(
+                    self.match_id, 1, self.rules, s0.name, self.clock
+                ).SerializeToString(),
+            ),
         )
 
-    def _notify_end_hand(
-        self,
-    ) -> Generator[tuple[Any, ...], Any, tuple[int | None, Termination, str] | None]:
+    def _notify_end_hand(self) -> tuple[int | None, Termination, str] | None:
         result = self.match.hand_results[-1]
         if self.on_hand is not None:
             self.on_hand(result)
-        return (
-            yield from self._notify(
-                "EndHand",
-                end_hand_requests(self.match_id, result),
-                decided=self.match.is_over,
-            )
+        return self._notify(
+            "EndHand", end_hand_requests(self.match_id, result), decided=self.match.is_over
         )
 
-    def _send_end_match(
-        self, winner: int | None, termination: Termination, detail: str
-    ) -> Generator[tuple[Any, ...], Any, None]:
+    def _send_end_match(self, winner: int | None, termination: Termination, detail: str) -> None:
         """Tell the living bots how the match ended; their answers are not judged."""
         m = self.match
         limit_ns = self.clock.move_time_ms * 1_000_000
@@ -698,7 +685,7 @@ class _Referee:
                 detail,
             )
             # A courtesy: the result is already decided, whatever the bot answers.
-            yield (_END_MATCH, seat, req.SerializeToString(), limit_ns)
+            self.end_match(seat, req.SerializeToString(), limit_ns)
 
     # -- the result -----------------------------------------------------------------------
 
@@ -726,24 +713,6 @@ class _Referee:
             started_at=self.started_at,
             finished_at=datetime.now(UTC),
         )
-
-
-def _drive(ops: Generator[tuple[Any, ...], Any, Any]) -> Any:
-    """Run a match's generator with blocking calls in this thread."""
-    try:
-        op = next(ops)
-        while True:
-            kind = op[0]
-            if kind is _DECIDE:
-                op = ops.send(op[1].decide(op[2], op[3], op[4]))
-            elif kind is _NOTICE:
-                op = ops.send(op[1].notice(op[2], op[3], op[4]))
-            elif kind is _END_MATCH:
-                op = ops.send(op[1].end_match(op[2], op[3]))
-            else:
-                op = ops.send(op[1].open_session())
-    except StopIteration as done:
-        return done.value
 
 
 def _engine_version() -> str:

@@ -31,12 +31,8 @@ from arena.rules.decisions import Decision
 
 __all__ = [
     "ARENA_CLOSED",
-    "DECIDE",
-    "END_MATCH",
     "FALLBACK",
     "FIELDS",
-    "NOTICE",
-    "OPEN",
     "Answer",
     "Session",
     "SessionBroken",
@@ -62,9 +58,8 @@ FIELDS: dict[Decision | str, tuple[str, int]] = {
 _END = object()
 """Put on the answer queue when the bot closed the stream with status OK."""
 
-# What a match's generator yields and what its calls may come back as (``arena.referee.play``),
-# here beside the sessions that carry them.
-OPEN, DECIDE, NOTICE, END_MATCH = "open", "decide", "notice", "end_match"
+# What a seat's calls may come back as (``arena.referee.play``), beside the sessions that carry
+# them.
 FALLBACK = object()
 """A session the bot turned down on its first request: play the seat over unary RPCs."""
 ARENA_CLOSED = object()

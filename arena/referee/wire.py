@@ -267,11 +267,12 @@ class RequestEncoder:
             parts.append(_cards_bytes(aside, _PUT_ASIDE_TABLE, _INFO_PUT_ASIDE))
         return b"".join(parts), hand, held
 
-    def encode(self, m: Match, clock: ClockLike) -> bytes:
+    def encode(
+        self, m: Match, seat: int | None, decision: Decision | None, clock: ClockLike
+    ) -> bytes:
         """The serialized request of ``m``'s decision to the seat to act, with ``clock`` (as
-        ``build_request`` of ``m.observation(seat)`` and ``m.legal_actions()``)."""
-        decision = m.decision
-        seat = m.to_act
+        ``build_request`` of ``m.observation(seat)`` and ``m.legal_actions()``); ``seat`` and
+        ``decision`` are ``m.to_act`` and ``m.decision``, which the caller has read."""
         if decision is None or seat is None:
             raise ValueError("the match is over: there is no decision to ask")
         info, hand, cards = self._info(m, seat)

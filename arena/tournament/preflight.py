@@ -2,7 +2,7 @@
 
 ``check_bot`` plays a few short matches of the bot against a scripted opponent (a real gRPC
 bot served from this process) through the referee (``arena.referee.observed``: the referee's
-own generator, clocks, fault policy and engine), on both seats, over its PlaySession stream when
+own match, clocks, fault policy and engine), on both seats, over its PlaySession stream when
 it serves one and over the unary RPCs. The deals are searched from the check's seed so that the
 bot gets a weak hand (where Nil is worth a thought) and a strong one; the opponent leads the
 suits the bot is void in (so it must answer a lead it cannot follow, R-4.3) and declares Double
