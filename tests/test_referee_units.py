@@ -193,6 +193,18 @@ def test_wire_encoder_legal_cards_of_every_card() -> None:
         assert _INFO_HAND[card].translate(_HAND_TO_LEGAL) == expected
 
 
+def test_wire_encoder_hands_of_any_cards() -> None:
+    """A hand by the suit tables is its cards' entries, lowest first, for any set of cards."""
+    from arena.referee.wire import _INFO_HAND, _hand_bytes
+
+    RequestEncoder("t", RuleSet())  # the first encoder makes the tables
+    rng = random.Random(7)
+    masks = [0, (1 << 52) - 1] + [rng.getrandbits(52) for _ in range(2000)]
+    for mask in masks:
+        cards = [c for c in range(52) if mask >> c & 1]
+        assert _hand_bytes(mask) == b"".join(_INFO_HAND[c] for c in cards)
+
+
 def test_wire_encoder_refuses_a_match_that_is_over() -> None:
     rng = random.Random(2)
     m = Match(2, RuleSet(max_hands=1))
