@@ -3,6 +3,8 @@ referee's order, so that ``arena bench referee --compare`` compares like with li
 
 from __future__ import annotations
 
+import pytest
+
 from arena._gen.spades.v1 import bot_pb2 as pb
 from arena.bench.transport import NOTICES, match_calls, match_plan
 from arena.rules import Decision, Match
@@ -34,3 +36,16 @@ def test_the_plan_replays_different_deals() -> None:
     plan = match_plan((1, 2))
     firsts = [next(c.data for c in match if c.counted) for match in plan]
     assert firsts[0] != firsts[1]
+
+
+@pytest.mark.slow
+def test_the_comparison_gives_each_slice_pairs_ratio() -> None:
+    """``arena bench referee --compare``: the pooled ratio and each slice pair's, on real bots."""
+    from arena.bench.referee import describe, measure
+
+    result = measure(seconds=1.0, compare=True, slices=3)
+    ratios = result["slice_ratios"]
+    assert len(ratios) == 3 and ratios == sorted(ratios) and ratios[0] > 0
+    assert ratios[0] <= result["median_slice_ratio"] == ratios[1] <= ratios[-1]
+    assert result["decisions"] > 0 and result["transport"]["calls"] > 0
+    assert "slice pairs: median" in describe(result)

@@ -175,10 +175,13 @@ def test_wire_encoder_negative_scores() -> None:
 def test_end_hand_requests_equal_the_protocol_reference() -> None:
     """Both seats' EndHand bytes, serialized once, parse to what ``end_hand_request`` builds."""
     rng = random.Random(4)
-    m = Match(4, RuleSet(max_hands=3))
+    m = Match(4, RuleSet(max_hands=8, target_score=10_000))
     while not m.is_over:
         m.apply(m.random_action(rng))
-    assert len(m.hand_results) == 3
+    assert len(m.hand_results) == 8
+    assert any(p < 0 for r in m.hand_results for p in r.points)  # ten-byte varints
+    assert any(r.first_drawer for r in m.hand_results)
+    assert any(any(r.double_nil) for r in m.hand_results)
     for result in m.hand_results:
         for seat, data in enumerate(end_hand_requests("eh-ü", result)):
             assert pb.EndHandRequest.FromString(data) == end_hand_request("eh-ü", seat, result)

@@ -124,7 +124,8 @@ def measure(
     """Start two benchmark bots, measure the referee (and the raw transport), stop them.
 
     With ``compare``, the transport and the referee are measured in turns, ``slices`` of each
-    (``seconds`` is the time of each side), so that both see the same machine load. The bots
+    (``seconds`` is the time of each side), so that both see the same machine load; the ratio
+    of the pooled rates is given, and each slice pair's with their median. The bots
     serve ``PlaySession``, so the referee plays over sessions and is compared with session
     messages; with ``sessions`` False, over unary RPCs, compared with unary calls."""
     with bench_bots(2) as bots:
@@ -171,6 +172,13 @@ def measure(
         "transport_calls_per_s": transport["calls_per_s"],
     }
     result["ratio"] = round(result["decisions_per_s"] / transport["calls_per_s"], 3)
+    # Each slice pair's own ratio too: the machine's speed can drift between slices, and the
+    # median of the pairs is what a drift moves least.
+    pairs = sorted(
+        r["decisions_per_s"] / t["calls_per_s"] for t, r in zip(raw, refereed, strict=True)
+    )
+    result["slice_ratios"] = [round(x, 3) for x in pairs]
+    result["median_slice_ratio"] = round(statistics.median(pairs), 3)
     return result
 
 
@@ -185,10 +193,13 @@ def describe(result: dict[str, Any]) -> str:
     )
     if "ratio" in result:
         t = result["transport"]
+        ratios = result["slice_ratios"]
         text += (
             f"\ntransport ({result.get('transport_kind', 'unary')}): "
             f"{t['calls_per_s']:.0f} calls/s (CPU per call: "
             f"{t['arena_cpu_us_per_call']} us in this process, {t['bots_cpu_us_per_call']} us in "
-            f"the bots)\nreferee/transport = {result['ratio']:.2f} (target >= 0.8)"
+            f"the bots)\nreferee/transport = {result['ratio']:.2f} (target >= 0.8); each of the "
+            f"{len(ratios)} slice pairs: median {result['median_slice_ratio']:.2f}, "
+            f"{ratios[0]:.2f} to {ratios[-1]:.2f}"
         )
     return text

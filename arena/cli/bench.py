@@ -152,6 +152,9 @@ def referee(
     unary: bool = typer.Option(
         False, "--unary", help="Play over the unary RPCs even though the bots serve PlaySession."
     ),
+    slices: int = typer.Option(
+        4, "--slices", min=1, help="With --compare: turns of each side (each --seconds / N)."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
     sandbox: str | None = typer.Option(
         None,
@@ -191,6 +194,7 @@ def referee(
         seconds=seconds,
         matches=matches,
         compare=compare,
+        slices=slices,
         sessions=not unary,
     )
     typer.echo(json.dumps(result) if json_output else describe(result))

@@ -530,13 +530,14 @@ class _Referee:
         decide = self.decide
         append = self.decisions.append
         stop = self.stop
-        while not m.is_over:
+        while True:
+            decision = m.decision
+            if decision is None:  # the match is over
+                break
             if stop is not None and stop.is_set():
                 return None, Termination.ABORTED, "the match was stopped by the arena"
             index = m.to_act
             assert index is not None
-            decision = m.decision
-            assert decision is not None
             seat = seats[index]
             clock = seat.clock
             data = encode(m, index, decision, clock)

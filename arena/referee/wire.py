@@ -13,7 +13,7 @@ message is its bytes with a length prefix, and a parser accepts fields in any or
 
 from __future__ import annotations
 
-from arena.protocol import EXCHANGE_MAX_CARDS, ClockLike, end_hand_request
+from arena.protocol import EXCHANGE_MAX_CARDS, ClockLike
 from arena.rules.cards import cards_of
 from arena.rules.decisions import Decision
 from arena.rules.match import MAX_BID, Match
@@ -290,9 +290,38 @@ class RequestEncoder:
         return b"".join((self._match_id, b"\x12", _v(len(info)), info, self._clock(clock), tail))
 
 
+def _packed(tag: int, values: tuple[int, int] | tuple[bool, bool]) -> bytes:
+    """A packed repeated int32 (or bool) field of a seat pair: each value as a varint."""
+    return _len_field(tag, _v(values[0]) + _v(values[1]))
+
+
 def end_hand_requests(match_id: str, result: HandResult) -> tuple[bytes, bytes]:
-    """Both seats' serialized ``EndHandRequest`` (as ``end_hand_request``'s), the message built
-    and serialized once: seat 1's is seat 0's with the seat field appended (``seat = 2``), which
-    seat 0's lacks (0 is the default)."""
-    data = end_hand_request(match_id, 0, result).SerializeToString()
+    """Both seats' serialized ``EndHandRequest`` (what ``end_hand_request`` builds), put
+    together once: seat 1's is seat 0's with the seat field appended (``seat = 2``), which seat
+    0's lacks (0 is the default)."""
+    small = _SMALL
+    body = b"".join(
+        (
+            b"\x08" + _v(result.hand_number) if result.hand_number else b"",  # HandResult
+            b"\x10\x01" if result.first_drawer else b"",
+            _packed(0x1A, result.bids),
+            _packed(0x22, result.double_nil),
+            _packed(0x2A, result.tricks_won),
+            _packed(0x32, result.points),
+            _packed(0x3A, result.bag_penalties),
+            _packed(0x42, result.scores),
+            _packed(0x4A, result.bags),
+        )
+    )
+    cards = _TRICK_CARDS
+    tricks = [
+        _len_field(  # EndHandRequest.tricks = 4
+            0x22,
+            (b"\x08\x01" if trick.leader else b"")
+            + b"".join([cards[c] for c in trick.cards])
+            + (b"" if trick.winner is None else b"\x18" + small[trick.winner]),
+        )
+        for trick in result.tricks
+    ]
+    data = b"".join((_len_field(0x0A, match_id.encode()), _len_field(0x1A, body), *tricks))
     return data, data + b"\x10\x01"
