@@ -325,6 +325,14 @@ def test_node_killed_mid_tournament(cluster: Any, reference: Any, tmp_path: Path
     victim = cluster.worker_nodes[0] if isinstance(cluster.worker_nodes, list) else next(
         iter(cluster.worker_nodes)
     )
+    # Killed with a match in play there: the match that reached the count may have been the
+    # node's last one, and its next not yet given to it.
+    deadline = time.monotonic() + 60
+    while not any(
+        w["node_id"] == victim.node_id and w["in_play"] for w in made[0].workers()
+    ):
+        assert time.monotonic() < deadline, made[0].workers()
+        time.sleep(0.005)
     bots = bot_processes([raylet_pid(victim)])
     assert bots, "the second node's worker should be running bots"
     cluster.remove_node(victim, allow_graceful=False)

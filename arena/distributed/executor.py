@@ -233,10 +233,17 @@ class RayExecutor:
         return self._stats.replayed
 
     def workers(self) -> list[dict[str, Any]]:
-        """Each worker's node, address, pid and whether it is alive (for tests and logs)."""
+        """Each worker's node, address, pid, whether it is alive and how many matches it has in
+        play (for tests and logs)."""
         with self._lock:
             return [
-                {"node_id": w.node_id, "address": w.address, "pid": w.pid, "alive": w.alive}
+                {
+                    "node_id": w.node_id,
+                    "address": w.address,
+                    "pid": w.pid,
+                    "alive": w.alive,
+                    "in_play": w.in_play,
+                }
                 for w in self._workers
             ]
 
