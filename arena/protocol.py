@@ -460,10 +460,13 @@ def action_from_response(decision: Decision, response: Message) -> Action:
 
     Only the form is checked: a well-formed action may still be illegal (the engine says)."""
     r: Any = response
-    if decision is Decision.PLAY:
-        if not r.HasField("card"):
-            raise MalformedAnswerError("PlayResponse.card is not set (R-4)")
-        return card_from_pb(r.card, "PlayResponse.card")
+    if decision is Decision.PLAY:  # the most frequent answer: the card read first
+        try:
+            return card_from_pb(r.card, "PlayResponse.card")
+        except MalformedAnswerError:
+            if not r.HasField("card"):  # an absent card reads as suit and rank 0
+                raise MalformedAnswerError("PlayResponse.card is not set (R-4)") from None
+            raise
     if decision is Decision.DRAW:
         return _choice(r.choice, pb.DrawChoice, _KEEP, _REJECT, "DrawResponse.choice", "R-2.1")
     if decision is Decision.BID:

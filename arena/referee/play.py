@@ -174,9 +174,10 @@ class _Seat:
             return _ARENA_CLOSED if closed is None else closed
         return None
 
-    def session_call(self, kind: Any, rpc: str, data: bytes, limit_ns: int) -> tuple[Any, int]:
-        """Ask one request on the seat's session: (the answer message, or a ``_Fault``, or
-        ``_FALLBACK``, or ``_ARENA_CLOSED``; the time it took in ns)."""
+    def session_call(self, kind: Any, data: bytes, limit_ns: int) -> tuple[Any, int]:
+        """Ask one request (a decision, or a notice by its name) on the seat's session: (the
+        answer message, or a ``_Fault``, or ``_FALLBACK``, or ``_ARENA_CLOSED``; the time it
+        took in ns)."""
         session = self.session
         assert session is not None
         t0 = perf_counter_ns()
@@ -184,22 +185,19 @@ class _Seat:
             answer = session.ask(kind, data, limit_ns / 1e9, _SESSION_RESPONSE)
         except SessionBroken as exc:
             elapsed = perf_counter_ns() - t0
-            return self.stream_broke(session, rpc, exc), elapsed
-        return self.judge(answer, rpc, limit_ns), perf_counter_ns() - t0
-
-    def stream_broke(self, session: Any, rpc: str, exc: SessionBroken) -> Any:
-        """The seat's session ended during ``rpc``: ``_FALLBACK`` when the bot turned it down
-        on its first request, else the outcome of ``session_broken``."""
-        self.session = None
-        if not session.started and exc.code in FALLBACK_CODES:
-            return _FALLBACK
-        return self.session_broken(rpc, exc)
+            self.session = None
+            if not session.started and exc.code in FALLBACK_CODES:
+                return _FALLBACK, elapsed
+            return self.session_broken(self.rpcs.get(kind, kind), exc), elapsed
+        elapsed = perf_counter_ns() - t0
+        response = answer.response
+        if response is not None:  # the answer of nearly every request
+            return response, elapsed
+        return self.judge(answer, self.rpcs.get(kind, kind), limit_ns), elapsed
 
     def judge(self, answer: Any, rpc: str, limit_ns: int) -> Any:
-        """A session's answer (``arena.referee.session.Answer``) as the unary outcome: the
-        response message, or the ``_Fault`` of a timeout, an error or a malformed answer."""
-        if answer.response is not None:
-            return answer.response
+        """A session's answer (``arena.referee.session.Answer``) that is not a response, as the
+        unary outcome: the ``_Fault`` of a timeout, an error or a malformed answer."""
         if answer.timed_out:
             if not self.is_alive():  # what held the stream open was not the bot
                 return self.crash(rpc, None, "no answer")
@@ -243,22 +241,10 @@ class _Seat:
     def decide(self, decision: Decision, data: bytes, limit_ns: int) -> tuple[Any, int]:
         """Ask a decision: (the answer, as bytes or a message; or a ``_Fault``; or
         ``_ARENA_CLOSED``), and the time it took in ns."""
-        session = self.session
-        if session is not None:
-            t0 = perf_counter_ns()
-            try:
-                answer = session.ask(decision, data, limit_ns / 1e9, _SESSION_RESPONSE)
-            except SessionBroken as exc:
-                elapsed = perf_counter_ns() - t0
-                got = self.stream_broke(session, self.rpcs[decision], exc)
-                if got is not _FALLBACK:
-                    return got, elapsed
-            else:
-                elapsed = perf_counter_ns() - t0
-                response = answer.response
-                if response is not None:  # the answer of nearly every request
-                    return response, elapsed
-                return self.judge(answer, self.rpcs[decision], limit_ns), elapsed
+        if self.session is not None:
+            got, elapsed = self.session_call(decision, data, limit_ns)
+            if got is not _FALLBACK:
+                return got, elapsed
         return self.unary_decide(decision, data, limit_ns)
 
     def unary_decide(self, decision: Decision, data: bytes, limit_ns: int) -> tuple[Any, int]:
@@ -277,7 +263,7 @@ class _Seat:
     def notice(self, name: str, data: bytes, limit_ns: int) -> Any:
         """Send a notice: None, or a ``_Fault``, or ``_ARENA_CLOSED``."""
         if self.session is not None:
-            got, _ = self.session_call(name, name, data, limit_ns)
+            got, _ = self.session_call(name, data, limit_ns)
             if got is not _FALLBACK:
                 return got if got is _ARENA_CLOSED or type(got) is _Fault else None
         return self.unary_notice(name, data, limit_ns)
@@ -296,7 +282,7 @@ class _Seat:
     def end_match(self, data: bytes, limit_ns: int) -> None:
         """Send EndMatch, a courtesy: whatever happens is not judged. Closes the session."""
         if self.session is not None:
-            got, _ = self.session_call("EndMatch", "EndMatch", data, limit_ns)
+            got, _ = self.session_call("EndMatch", data, limit_ns)
             self.close_session()
             if got is not _FALLBACK:
                 return
@@ -548,18 +534,11 @@ class _Referee:
             if type(got) is _Fault:
                 clock.charge(elapsed)
                 fault = got
-            elif elapsed <= clock.move_ns or clock.charge(elapsed):
+            elif clock.charge(elapsed):
                 try:
-                    response = seat.parse[decision](got) if type(got) is bytes else got
-                    action = None
-                    if decision is _PLAY:  # the card's fields read here: most answers are one
-                        card = response.card
-                        suit = card.suit
-                        rank = card.rank
-                        if 1 <= suit <= 4 and 2 <= rank <= 14:
-                            action = (suit - 1) * 13 + rank - 2
-                    if action is None:  # any other answer, and a card that is not one
-                        action = action_from_response(decision, response)
+                    action = action_from_response(
+                        decision, seat.parse[decision](got) if type(got) is bytes else got
+                    )
                     m.apply(action)
                 except RulesError as exc:
                     fault = _Fault(

@@ -13,6 +13,8 @@ message is its bytes with a length prefix, and a parser accepts fields in any or
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from arena.protocol import EXCHANGE_MAX_CARDS, ClockLike
 from arena.rules.cards import cards_of
 from arena.rules.decisions import Decision
@@ -77,7 +79,6 @@ _HAND_TO_LEGAL = bytes.maketrans(b"\x2a", b"\x22")
 """Hand entries made legal cards' (``PlayRequest.legal_cards`` = 4): the tag is the only byte
 of an entry that can be 0x2a (a suit is 1-4, a rank 2-14, the lengths 4)."""
 _SEAT = (b"", b"\x08\x01")  # InformationSet.seat = 1 (0 is the default: omitted)
-_BROKEN = (b"", b"\x58\x01")  # InformationSet.spades_broken = 11
 _KEEP, _REJECT = 1, 2  # DrawChoice values
 _PLAY, _BID, _EXCHANGE = Decision.PLAY, Decision.BID, Decision.EXCHANGE
 _BID_LEGAL = _len_field(0x22, bytes(range(MAX_BID + 1)))  # BidRequest.legal_bids = 4 (R-3.1)
@@ -110,6 +111,17 @@ def _hand_bytes(mask: int) -> bytes:
         + diamonds[mask >> 13 & 0x1FFF]
         + hearts[mask >> 26 & 0x1FFF]
         + spades[mask >> 39]
+    )
+
+
+def _trick_entry(tag: int, leader: int, cards: Sequence[int], winner: int | None) -> bytes:
+    """A ``Trick`` as the field ``tag`` (a request's ``tricks``, EndHand's ``tricks``)."""
+    entries = _TRICK_CARDS
+    return _len_field(
+        tag,
+        (b"\x08\x01" if leader else b"")  # Trick.leader = 1
+        + b"".join([entries[c] for c in cards])
+        + (b"" if winner is None else b"\x18" + _SMALL[winner]),  # Trick.winner = 3
     )
 
 
@@ -240,23 +252,14 @@ class RequestEncoder:
             cache = self._tricks
             done = len(winners)
             if len(cache) < done:
-                cards = _TRICK_CARDS
                 leader = winners[len(cache) - 1] if cache else fd ^ 1
                 for t in range(len(cache), done):
                     winner = winners[t]
-                    body = b"".join(
-                        (
-                            b"\x08\x01" if leader else b"",  # Trick.leader = 1
-                            cards[plays[2 * t]],
-                            cards[plays[2 * t + 1]],
-                            b"\x18",  # Trick.winner = 3
-                            small[winner],
-                        )
-                    )
-                    cache.append(_len_field(0x52, body))  # InformationSet.tricks = 10
+                    # InformationSet.tricks = 10
+                    cache.append(_trick_entry(0x52, leader, plays[2 * t : 2 * t + 2], winner))
                     leader = winner
             parts += cache
-            if len(plays) > 2 * done:  # the open trick: its leader's card
+            if len(plays) > 2 * done:  # the open trick, its leader's card (_trick_entry's)
                 lead = _TRICK_CARDS[plays[-1]]
                 leader = winners[-1] if winners else fd ^ 1
                 parts.append(b"\x52\x08\x08\x01" + lead if leader else b"\x52\x06" + lead)
@@ -299,7 +302,6 @@ def end_hand_requests(match_id: str, result: HandResult) -> tuple[bytes, bytes]:
     """Both seats' serialized ``EndHandRequest`` (what ``end_hand_request`` builds), put
     together once: seat 1's is seat 0's with the seat field appended (``seat = 2``), which seat
     0's lacks (0 is the default)."""
-    small = _SMALL
     body = b"".join(
         (
             b"\x08" + _v(result.hand_number) if result.hand_number else b"",  # HandResult
@@ -313,15 +315,8 @@ def end_hand_requests(match_id: str, result: HandResult) -> tuple[bytes, bytes]:
             _packed(0x4A, result.bags),
         )
     )
-    cards = _TRICK_CARDS
-    tricks = [
-        _len_field(  # EndHandRequest.tricks = 4
-            0x22,
-            (b"\x08\x01" if trick.leader else b"")
-            + b"".join([cards[c] for c in trick.cards])
-            + (b"" if trick.winner is None else b"\x18" + small[trick.winner]),
-        )
-        for trick in result.tricks
+    tricks = [  # EndHandRequest.tricks = 4
+        _trick_entry(0x22, trick.leader, trick.cards, trick.winner) for trick in result.tricks
     ]
     data = b"".join((_len_field(0x0A, match_id.encode()), _len_field(0x1A, body), *tricks))
     return data, data + b"\x10\x01"

@@ -137,7 +137,6 @@ class Match:
         "_hand_log",
         "_hand_number",
         "_hands",
-        "_last_views",
         "_lead",
         "_legal",
         "_outcome",
@@ -174,7 +173,6 @@ class Match:
         self._hand_log: list[tuple] = []
         self._results: list[HandResult] = []
         self._outcome: Outcome | None = None
-        self._last_views: list[tuple[tuple[object, ...], SeatView] | None] = [None, None]
         self._start_hand()
 
     @classmethod
@@ -483,16 +481,12 @@ class Match:
             self._exchanged[s],
             tuple(self._draw_choices[s]) if public else None,
         )
-        last = self._last_views[s]
-        if last is not None and last[0] == key:  # most often unchanged since the last ask
-            return last[1]
         view = _SEAT_VIEWS.get(key)
         if view is None:
             view = SeatView(*key)
             if len(_SEAT_VIEWS) >= 65536:
                 _SEAT_VIEWS.clear()
             _SEAT_VIEWS[key] = view
-        self._last_views[s] = (key, view)
         return view
 
     def _trick_views(self) -> tuple[TrickView, ...]:
@@ -530,7 +524,6 @@ class Match:
         new._plays = self._plays[:]
         new._winners = self._winners[:]
         new._views = self._views[:]
-        new._last_views = self._last_views[:]
         new._own_discards = [d[:] for d in self._own_discards]
         new._draw_choices = [d[:] for d in self._draw_choices]
         return new
