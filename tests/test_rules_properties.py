@@ -39,7 +39,7 @@ def choose(m: Match, rng: random.Random, modest: bool):
 
 def from_information_set(m: Match, seat: int) -> Observation:
     """``m.information_set(seat)``'s plain values read back as an observation."""
-    number, fd, hand, looking_at, discards, stock_size, v0, v1, plays, winners, broken, aside = (
+    number, fd, hand, looking_at, discards, stock_size, seats, plays, winners, broken, aside = (
         m.information_set(seat)
     )
     tricks, leader = [], fd ^ 1
@@ -58,7 +58,7 @@ def from_information_set(m: Match, seat: int) -> Observation:
         looking_at=looking_at,
         own_discards=tuple(discards),
         stock_size=stock_size,
-        seats=(v0, v1),
+        seats=seats,
         tricks=tuple(tricks),
         spades_broken=broken,
         own_put_aside=cards_of(aside),
@@ -108,6 +108,9 @@ def test_random_matches_keep_every_invariant(seed: int, rules: RuleSet, play_see
         for s in (0, 1):
             obs = m.observation(s)
             assert from_information_set(m, s) == obs  # the encoders' view: the same facts
+            rebuilt = m.copy()
+            rebuilt._seats = None  # the kept seat views are those the state gives now
+            assert rebuilt.observation(s).seats == obs.seats
             assert obs.hand == m.hand(s)
             assert (obs.to_act, obs.decision) == (seat, decision)
             assert obs.stock_size == len(m.stock) - (decision is Decision.DRAW)

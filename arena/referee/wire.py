@@ -170,7 +170,7 @@ class RequestEncoder:
         "_move",
         "_rules",
         "_seat_bytes",
-        "_seat_views",
+        "_seats",
         "_tricks",
     )
 
@@ -187,24 +187,31 @@ class RequestEncoder:
         self._tricks: list[bytes] = []
         """The encoded completed tricks of hand ``_hand``: both seats see the same ones."""
         self._discards: list[tuple[int, int, bytes]] = [(0, 0, b""), (0, 0, b"")]
-        """Each seat's encoded discards: (hand number, how many, the bytes)."""
-        self._seat_views: list[object] = [None, None]
-        self._seat_bytes: list[bytes] = [b"", b""]
-        """Each seat's last ``SeatView`` and its encoded entry: the engine shares one frozen
-        object per seat state, which changes a few times a hand, so the same object means
-        the same bytes."""
+        """Each seat's encoded discards: (hand number, how many, the bytes); a draw adds one."""
+        self._seats: tuple[object, object] = (None, None)
+        self._seat_bytes = (b"", b"")
+        """The engine's last pair of seat views and their encoded entries: the engine gives
+        the same pair for as long as the seats' public facts are unchanged, and one frozen
+        view per seat state, so the same object means the same bytes."""
 
     def _clock(self, clock: ClockLike) -> bytes:
         move, bank = clock.move_time_ms, clock.time_bank_ms
-        if move != self._move or bank != self._bank:
-            body = (b"\x08" + _v(move) if move else b"") + (b"\x10" + _v(bank) if bank else b"")
-            self._clock_bytes = _len_field(0x1A, body)  # *Request.clock = 3
-            self._move, self._bank = move, bank
+        body = (b"\x08" + _v(move) if move else b"") + (b"\x10" + _v(bank) if bank else b"")
+        self._clock_bytes = _len_field(0x1A, body)  # *Request.clock = 3
+        self._move, self._bank = move, bank
         return self._clock_bytes
 
-    def _info(self, m: Match, seat: int) -> tuple[bytes, int, bytes]:
-        """``*Request.info`` (2): the seat's information set, from the engine's own values; and
-        its hand, as a mask and as encoded (the legal cards are its cards, or some of them)."""
+    def encode(
+        self, m: Match, seat: int | None, decision: Decision | None, clock: ClockLike
+    ) -> bytes:
+        """The serialized request of ``m``'s decision to the seat to act, with ``clock`` (as
+        ``build_request`` of ``m.observation(seat)`` and ``m.legal_actions()``); ``seat`` and
+        ``decision`` are ``m.to_act`` and ``m.decision``, which the caller has read.
+
+        One function, its helpers inlined: it runs once a decision, after a round trip that
+        has left the caches cold, where each call and line costs several times its warm cost."""
+        if decision is None or seat is None:
+            raise ValueError("the match is over: there is no decision to ask")
         small = _SMALL  # hand numbers, counts, bids: always below 512
         (
             number,
@@ -213,38 +220,45 @@ class RequestEncoder:
             looking_at,
             discards,
             stock_size,
-            view0,
-            view1,
+            seats,
             plays,
             winners,
             broken,
             aside,
         ) = m.information_set(seat)
-        parts = [_SEAT[seat], self._rules, b"\x18", small[number]]
-        if fd:
-            parts.append(b"\x20\x01")
-        held = _hand_bytes(hand)
-        parts.append(held)
+        # *Request.info (2): the seat's information set
+        clubs, diamonds, hearts, spades = _HAND_SUITS
+        held = (  # the hand, four lookups (_hand_bytes)
+            clubs[hand & 0x1FFF]
+            + diamonds[hand >> 13 & 0x1FFF]
+            + hearts[hand >> 26 & 0x1FFF]
+            + spades[hand >> 39]
+        )
+        parts = [_SEAT[seat], self._rules, b"\x18", small[number], b"\x20\x01" if fd else b"", held]
         if looking_at is not None:
             parts.append(_INFO_LOOKING[looking_at])
         if discards:
-            cached = self._discards[seat]
-            if cached[0] != number or cached[1] != len(discards):
+            kept = self._discards[seat]
+            count = len(discards)
+            if kept[1] != count or kept[0] != number:
                 entries = _INFO_DISCARDS
-                cached = (number, len(discards), b"".join([entries[c] for c in discards]))
-                self._discards[seat] = cached
-            parts.append(cached[2])
+                if kept[0] == number and kept[1] == count - 1:  # one more: a draw's
+                    kept = (number, count, kept[2] + entries[discards[-1]])
+                else:
+                    kept = (number, count, b"".join([entries[c] for c in discards]))
+                self._discards[seat] = kept
+            parts.append(kept[2])
         if stock_size:
             parts += (b"\x40", small[stock_size])
-        seen = self._seat_views
-        entries_of = self._seat_bytes
-        if view0 is not seen[0]:
-            seen[0] = view0
-            entries_of[0] = _seat_entry(view0)
-        if view1 is not seen[1]:
-            seen[1] = view1
-            entries_of[1] = _seat_entry(view1)
-        parts += entries_of
+        if seats is not self._seats:  # a seat's facts changed: re-encode that seat's
+            kept = self._seats
+            self._seats = seats
+            view0, view1 = seats
+            self._seat_bytes = (
+                (self._seat_bytes[0] if view0 is kept[0] else _seat_entry(view0)),
+                (self._seat_bytes[1] if view1 is kept[1] else _seat_entry(view1)),
+            )
+        parts += self._seat_bytes
         if plays:
             if number != self._hand:
                 self._hand = number
@@ -268,29 +282,32 @@ class RequestEncoder:
         if aside:
             entries = _INFO_PUT_ASIDE
             parts.append(b"".join([entries[c] for c in cards_of(aside)]))
-        return b"".join(parts), hand, held
-
-    def encode(
-        self, m: Match, seat: int | None, decision: Decision | None, clock: ClockLike
-    ) -> bytes:
-        """The serialized request of ``m``'s decision to the seat to act, with ``clock`` (as
-        ``build_request`` of ``m.observation(seat)`` and ``m.legal_actions()``); ``seat`` and
-        ``decision`` are ``m.to_act`` and ``m.decision``, which the caller has read."""
-        if decision is None or seat is None:
-            raise ValueError("the match is over: there is no decision to ask")
-        info, hand, cards = self._info(m, seat)
+        info = b"".join(parts)
+        # the legal options
         if decision is _PLAY:
             legal = m.legal_mask
             if legal != hand:  # a suit to follow, or no spade to lead yet: part of the hand
-                cards = _hand_bytes(legal)
-            tail = cards.translate(_HAND_TO_LEGAL)
+                held = _hand_bytes(legal)
+            tail = held.translate(_HAND_TO_LEGAL)
         elif decision is _BID:
             tail = _BID_LEGAL
         elif decision is _EXCHANGE:
             tail = _EXCHANGE_MAX
         else:
             tail = b""
-        return b"".join((self._match_id, b"\x12", _v(len(info)), info, self._clock(clock), tail))
+        n = len(info)
+        return b"".join(
+            (
+                self._match_id,
+                b"\x12",
+                small[n] if n < 512 else _v(n),
+                info,
+                self._clock_bytes
+                if clock.move_time_ms == self._move and clock.time_bank_ms == self._bank
+                else self._clock(clock),
+                tail,
+            )
+        )
 
 
 def _packed(tag: int, values: tuple[int, int] | tuple[bool, bool]) -> bytes:

@@ -147,6 +147,8 @@ class Match:
         "_results",
         "_rules",
         "_scores",
+        "_seats",
+        "_seats_tricks",
         "_seed",
         "_stock",
         "_stocks",
@@ -391,6 +393,7 @@ class Match:
                 seat = self._to_act
                 self._dn[seat] = True
                 self._bids[seat] = 0
+                self._seats = None
             self._phase = _DRAW
             return
         if phase == _BID:
@@ -398,6 +401,7 @@ class Match:
                 raise self._problem(action)
             seat = self._to_act
             self._bids[seat] = action
+            self._seats = None
             fd = self._first_drawer
             if seat != fd and not self._dn[fd]:
                 self._to_act = fd  # R-3.2: the first drawer bids second
@@ -417,8 +421,13 @@ class Match:
         fd = self._first_drawer
         pos = self._pos
         looking = phase == _DRAW and self._to_act == seat
-        public = self._rules.draw_decision_public
-        seats = (self._seat_view(0, public), self._seat_view(1, public))
+        seats = self._seats
+        if (
+            seats is None
+            or self._seats_tricks != len(self._winners)
+            or (phase != _PLAY and self._rules.draw_decision_public)  # R-2.2: choices seen
+        ):
+            seats = self._seat_pair()
         return Observation(
             seat=seat,
             rules=self._rules,
@@ -441,18 +450,26 @@ class Match:
         referee's hot path (``arena.referee.wire``): nothing is built but the seats' shared
         views, so it costs a fraction of an observation.
 
-        ``(hand_number, first_drawer, hand, looking_at, own_discards, stock_size, seat_0,
-        seat_1, plays, winners, spades_broken, own_put_aside)``: ``hand`` and ``own_put_aside``
-        are card masks, ``seat_0`` and ``seat_1`` the seats' ``SeatView``; ``plays`` are the
-        hand's cards in play order and ``winners`` the winner of each completed trick (the first
-        trick is led by ``first_drawer ^ 1``, each next one by the last winner). The lists are
-        the engine's own: read them before the next ``apply`` and never change them. The same
-        facts as ``observation(seat)``, no more (tests check one against the other)."""
+        ``(hand_number, first_drawer, hand, looking_at, own_discards, stock_size, seats, plays,
+        winners, spades_broken, own_put_aside)``: ``hand`` and ``own_put_aside`` are card masks,
+        ``seats`` the pair of the seats' ``SeatView``, the same tuple object for as long as
+        neither seat's public facts change (so a caller may keep what it made of them by
+        identity); ``plays`` are the hand's cards in play order and ``winners`` the winner of
+        each completed trick (the first trick is led by ``first_drawer ^ 1``, each next one by
+        the last winner). The lists are the engine's own: read them before the next ``apply``
+        and never change them. The same facts as ``observation(seat)``, no more (tests check
+        one against the other)."""
         if seat != 0 and seat != 1:
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         phase = self._phase
         pos = self._pos
-        public = self._rules.draw_decision_public
+        seats = self._seats
+        if (
+            seats is None
+            or self._seats_tricks != len(self._winners)
+            or (phase != _PLAY and self._rules.draw_decision_public)  # R-2.2: choices seen
+        ):
+            seats = self._seat_pair()
         return (
             self._hand_number,
             self._first_drawer,
@@ -460,13 +477,24 @@ class Match:
             self._stock[pos] if phase == _DRAW and self._to_act == seat else None,
             self._own_discards[seat],
             NUM_CARDS - pos - (phase == _DRAW),
-            self._seat_view(0, public),
-            self._seat_view(1, public),
+            seats,
             self._plays,
             self._winners,
             self._broken,
             self._aside[seat],
         )
+
+    def _seat_pair(self) -> tuple[SeatView, SeatView]:
+        """Both seats' views, kept in ``_seats`` while they hold, so that ``apply`` stays as
+        it was on its hot paths (a play, a draw). It sets ``_seats`` to None only on the
+        transitions of a few per hand that change a seat's public facts (a bid, a Double Nil,
+        an exchange, a new hand); a trick won (the hand's last too) is told by the count of
+        tricks; and when draw choices are public (R-2.2) the views are made afresh outside the
+        play."""
+        public = self._rules.draw_decision_public
+        seats = self._seats = (self._seat_view(0, public), self._seat_view(1, public))
+        self._seats_tricks = len(self._winners)
+        return seats
 
     def _seat_view(self, s: int, public: bool) -> SeatView:
         """Seat ``s``'s public state, one shared frozen object per distinct state
@@ -573,6 +601,8 @@ class Match:
         self._exchanged: list[int | None] = [None, None]
         self._bids: list[int | None] = [None, None]
         self._won = [0, 0]
+        self._seats: tuple[SeatView, SeatView] | None = None
+        self._seats_tricks = 0
         self._plays: list[int] = []
         self._winners: list[int] = []
         self._views: list[TrickView] = []
@@ -617,6 +647,7 @@ class Match:
             hands[seat] |= drawn
             self._discard = discard ^ drawn
         self._exchanged[seat] = count
+        self._seats = None
         fd = self._first_drawer
         if seat != fd and self._dn[fd]:
             self._to_act = fd
