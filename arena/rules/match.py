@@ -72,7 +72,11 @@ _BIT_LENGTH = tuple(n.bit_length() for n in range(64))
 _EXCHANGE_COUNTS = (1, 13, 78, 286)
 _EXCHANGE_TOTAL = sum(_EXCHANGE_COUNTS)
 _SEAT_VIEWS: dict[tuple[object, ...], SeatView] = {}
-"""Each seat state seen, as its ``SeatView`` (frozen, so shared), up to a bound."""
+"""Each seat state seen lately, as its ``SeatView`` (frozen, so shared); emptied when it holds
+``_SEAT_VIEWS_MAX``. Scores differ from match to match, so few states recur across matches: the
+bound is for the matches in play (a match sees some 250-650 states), and keeps the cache to
+about 2 MB (at 65,536 it grew to some 15 MB)."""
+_SEAT_VIEWS_MAX = 8192
 
 
 def stock_order(seed: int, hand_number: int) -> list[int]:
@@ -512,7 +516,7 @@ class Match:
         view = _SEAT_VIEWS.get(key)
         if view is None:
             view = SeatView(*key)
-            if len(_SEAT_VIEWS) >= 65536:
+            if len(_SEAT_VIEWS) >= _SEAT_VIEWS_MAX:
                 _SEAT_VIEWS.clear()
             _SEAT_VIEWS[key] = view
         return view
