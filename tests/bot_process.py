@@ -22,6 +22,14 @@ from arena.rules import Decision, Match
 CLOCK = pb.Clock(move_time_ms=1000, time_bank_ms=5000)
 
 
+def sigint_as_in_a_terminal() -> None:
+    """A ``preexec_fn`` for a child that a test interrupts with SIGINT: the signal at its
+    default, as a terminal's foreground command has it. A shell without job control starts a
+    background job (``make test &``) with SIGINT ignored, a child inherits that, and Python
+    then installs no KeyboardInterrupt handler: the test's Ctrl-C would be ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def first_request(decision: Decision, seed: int = 3) -> tuple[Match, Any]:
     """A real request for ``decision``, built from a real engine state, and that state."""
     m, rng = Match(seed), random.Random(seed)

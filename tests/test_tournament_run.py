@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bot_process import standalone_bot
+from bot_process import sigint_as_in_a_terminal, standalone_bot
 
 from arena.referee import Termination
 from arena.runtime import start_bot
@@ -269,6 +269,7 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(sqlite_url: str) -> None:
         [sys.executable, "-m", "arena", "tournament", "run", *THREE, "-n", "3", "--seed", "8",
          "-k", "2", "--move-timeout", MOVE_MS, "--db", sqlite_url, "--json"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=sigint_as_in_a_terminal,
     )
     try:
         _wait_for_recorded(sqlite_url, 2, proc)

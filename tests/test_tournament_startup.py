@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from bot_process import standalone_bot
+from bot_process import sigint_as_in_a_terminal, standalone_bot
 
 from arena.runtime import BotStartError, load_manifest, start_bot
 from arena.store import GameStatus, Store
@@ -99,7 +99,7 @@ def test_ctrl_c_ends_a_run_at_once_while_a_bot_starts(tmp_path: Path) -> None:
         [sys.executable, "-m", "arena", "tournament", "run", str(SAMPLES / "random"),
          str(never_ready(tmp_path)), "-n", "1", "--db", str(db)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-        env={**os.environ, "ARENA_SANDBOX": "off"},
+        env={**os.environ, "ARENA_SANDBOX": "off"}, preexec_fn=sigint_as_in_a_terminal,
     )  # fmt: skip
     assert proc.stderr is not None
     first = proc.stderr.readline()  # "tournament 1: 2 of 2 matches to play; …"
