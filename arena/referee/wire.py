@@ -195,6 +195,8 @@ class RequestEncoder:
         view per seat state, so the same object means the same bytes."""
 
     def _clock(self, clock: ClockLike) -> bytes:
+        """The clock's field made anew and kept; ``encode`` asks for it only when the move
+        time or the bank differs from the kept one's."""
         move, bank = clock.move_time_ms, clock.time_bank_ms
         body = (b"\x08" + _v(move) if move else b"") + (b"\x10" + _v(bank) if bank else b"")
         self._clock_bytes = _len_field(0x1A, body)  # *Request.clock = 3
