@@ -210,8 +210,9 @@ class RequestEncoder:
         ``build_request`` of ``m.observation(seat)`` and ``m.legal_actions()``); ``seat`` and
         ``decision`` are ``m.to_act`` and ``m.decision``, which the caller has read.
 
-        One function, its helpers inlined: it runs once a decision, after a round trip that
-        has left the caches cold, where each call and line costs several times its warm cost."""
+        One function, the clock's and the length's checks inlined: it runs once a decision,
+        after a round trip that has left the caches cold, where each call and line costs
+        several times its warm cost."""
         if decision is None or seat is None:
             raise ValueError("the match is over: there is no decision to ask")
         small = _SMALL  # hand numbers, counts, bids: always below 512
@@ -229,13 +230,7 @@ class RequestEncoder:
             aside,
         ) = m.information_set(seat)
         # *Request.info (2): the seat's information set
-        clubs, diamonds, hearts, spades = _HAND_SUITS
-        held = (  # the hand, four lookups (_hand_bytes)
-            clubs[hand & 0x1FFF]
-            + diamonds[hand >> 13 & 0x1FFF]
-            + hearts[hand >> 26 & 0x1FFF]
-            + spades[hand >> 39]
-        )
+        held = _hand_bytes(hand)
         parts = [_SEAT[seat], self._rules, b"\x18", small[number], b"\x20\x01" if fd else b"", held]
         if looking_at is not None:
             parts.append(_INFO_LOOKING[looking_at])
@@ -288,9 +283,9 @@ class RequestEncoder:
         # the legal options
         if decision is _PLAY:
             legal = m.legal_mask
-            if legal != hand:  # a suit to follow, or no spade to lead yet: part of the hand
-                held = _hand_bytes(legal)
-            tail = held.translate(_HAND_TO_LEGAL)
+            # the hand's own entries, or a part of the hand (a suit to follow, no spade to lead)
+            cards = held if legal == hand else _hand_bytes(legal)
+            tail = cards.translate(_HAND_TO_LEGAL)
         elif decision is _BID:
             tail = _BID_LEGAL
         elif decision is _EXCHANGE:

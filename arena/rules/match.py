@@ -425,13 +425,7 @@ class Match:
         fd = self._first_drawer
         pos = self._pos
         looking = phase == _DRAW and self._to_act == seat
-        seats = self._seats
-        if (
-            seats is None
-            or self._seats_tricks != len(self._winners)
-            or (phase != _PLAY and self._rules.draw_decision_public)  # R-2.2: choices seen
-        ):
-            seats = self._seat_pair()
+        seats = self._seat_pair()
         return Observation(
             seat=seat,
             rules=self._rules,
@@ -467,13 +461,6 @@ class Match:
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         phase = self._phase
         pos = self._pos
-        seats = self._seats
-        if (
-            seats is None
-            or self._seats_tricks != len(self._winners)
-            or (phase != _PLAY and self._rules.draw_decision_public)  # R-2.2: choices seen
-        ):
-            seats = self._seat_pair()
         return (
             self._hand_number,
             self._first_drawer,
@@ -481,7 +468,7 @@ class Match:
             self._stock[pos] if phase == _DRAW and self._to_act == seat else None,
             self._own_discards[seat],
             NUM_CARDS - pos - (phase == _DRAW),
-            seats,
+            self._seat_pair(),
             self._plays,
             self._winners,
             self._broken,
@@ -489,12 +476,19 @@ class Match:
         )
 
     def _seat_pair(self) -> tuple[SeatView, SeatView]:
-        """Both seats' views, kept in ``_seats`` while they hold, so that ``apply`` stays as
-        it was on its hot paths (a play, a draw). It sets ``_seats`` to None only on the
-        transitions of a few per hand that change a seat's public facts (a bid, a Double Nil,
-        an exchange, a new hand); a trick won (the hand's last too) is told by the count of
-        tricks; and when draw choices are public (R-2.2) the views are made afresh outside the
-        play."""
+        """Both seats' views as they stand: the pair kept in ``_seats`` while it holds, so
+        that ``apply`` stays as it was on its hot paths (a play, a draw). ``apply`` sets
+        ``_seats`` to None only on the transitions of a few per hand that change a seat's
+        public facts (a bid, a Double Nil, an exchange, a new hand); a trick won (the hand's
+        last too) is told by the count of tricks; and when draw choices are public (R-2.2) the
+        views are made afresh outside the play."""
+        seats = self._seats
+        if (
+            seats is not None
+            and self._seats_tricks == len(self._winners)
+            and (self._phase == _PLAY or not self._rules.draw_decision_public)
+        ):
+            return seats
         public = self._rules.draw_decision_public
         seats = self._seats = (self._seat_view(0, public), self._seat_view(1, public))
         self._seats_tricks = len(self._winners)
