@@ -8,12 +8,12 @@ CPP_BOT := sample_bots/cpp_lowest
 .PHONY: sandbox-tools setup demo web test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
 
 # Each step says what it does on one line, then does it quietly.
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml arena/referee/_wire.c
 	@echo "setup: creating the virtualenv $(VENV)"
 	@$(PYTHON) -m venv $(VENV)
 	@echo "setup: upgrading pip"
 	@$(PY) -m pip install --quiet --upgrade pip
-	@echo "setup: installing the arena, its dev tools and Ray into $(VENV) (pip install -e '.[dev,ray]')"
+	@echo "setup: installing the arena, its dev tools and Ray into $(VENV) (pip install -e '.[dev,ray]'; it builds the referee's C request encoder where a C compiler is found)"
 	@$(PY) -m pip install --quiet -e '.[dev,ray]'
 	@touch $@
 
@@ -76,4 +76,5 @@ proto: $(VENV)/.installed
 	$(PY) proto/generate.py
 
 clean:
-	rm -rf $(VENV) $(NODE_BOT)/node_modules proto/node_modules .pytest_cache $(CPP_BOT)/build
+	rm -rf $(VENV) $(NODE_BOT)/node_modules proto/node_modules .pytest_cache $(CPP_BOT)/build build
+	rm -f arena/referee/_wire.*.so

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -30,7 +34,12 @@ from arena.referee import (
     verify,
 )
 from arena.referee.clock import SeatClock
-from arena.referee.wire import RequestEncoder, end_hand_requests
+from arena.referee.wire import (
+    C_ENCODER,
+    PythonRequestEncoder,
+    RequestEncoder,
+    end_hand_requests,
+)
 from arena.rules import ENGINE_VERSION, Decision, Match, RuleSet
 
 # -- clock -----------------------------------------------------------------------------------
@@ -89,11 +98,28 @@ def test_fault_kinds_map_to_forfeit_terminations() -> None:
     assert not Termination.TARGET_REACHED.is_forfeit
 
 
-# -- the wire encoder ------------------------------------------------------------------------
+# -- the wire encoders -----------------------------------------------------------------------
+#
+# Two encoders, the same bytes: the Python reference and the C extension (``_wire.c``). Each
+# test of what a request holds runs on both; ``ARENA_TEST_REQUIRE_C_ENCODER=1`` (set by CI)
+# makes a C encoder that was not built a failure rather than a skip.
+
+
+def _c_encoder() -> Any:
+    if C_ENCODER is None:
+        if os.environ.get("ARENA_TEST_REQUIRE_C_ENCODER") == "1":
+            pytest.fail("the C request encoder (arena/referee/_wire.c) was not built")
+        pytest.skip("the C request encoder was not built (no C compiler at install)")
+    return C_ENCODER
+
+
+@pytest.fixture(params=["python", "c"])
+def encoder_class(request: pytest.FixtureRequest) -> Any:
+    return PythonRequestEncoder if request.param == "python" else _c_encoder()
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_wire_encoder_equals_the_protocol_reference(seed: int) -> None:
+def test_wire_encoder_equals_the_protocol_reference(seed: int, encoder_class: Any) -> None:
     """Every request of whole matches parses to the message ``build_request`` makes."""
     rules = RuleSet(
         draw_decision_public=seed % 2 == 0,
@@ -104,7 +130,7 @@ def test_wire_encoder_equals_the_protocol_reference(seed: int) -> None:
     rng = random.Random(seed)
     m = Match(seed, rules)
     match_id = f"match-{seed}-ü"
-    encoder = RequestEncoder(match_id, rules)
+    encoder = encoder_class(match_id, rules)
     clock = SeatClock(ClockConfig(move_time_ms=[1, 250, 1000, 90_000][seed % 4], time_bank_ms=3000))
     seen = set()
     while not m.is_over:
@@ -122,10 +148,10 @@ def test_wire_encoder_equals_the_protocol_reference(seed: int) -> None:
     assert {Decision.DRAW, Decision.BID, Decision.PLAY} <= seen
 
 
-def test_wire_encoder_carries_the_own_put_aside_cards() -> None:
+def test_wire_encoder_carries_the_own_put_aside_cards(encoder_class: Any) -> None:
     """A Double Nil bidder's own put-aside cards reach her on the fast path too (R-3.4)."""
     m = Match(5)
-    encoder = RequestEncoder("dn", m.rules)
+    encoder = encoder_class("dn", m.rules)
     clock = SeatClock(ClockConfig())
     aside: tuple[int, ...] = ()
     checked = 0
@@ -150,11 +176,11 @@ def test_wire_encoder_carries_the_own_put_aside_cards() -> None:
     assert checked == 13
 
 
-def test_wire_encoder_negative_scores() -> None:
+def test_wire_encoder_negative_scores(encoder_class: Any) -> None:
     """Negative int32 scores take ten bytes on the wire; parse them back."""
     rng = random.Random(1)
     m = Match(11, RuleSet(target_score=100000, max_hands=6))
-    encoder = RequestEncoder("m", m.rules)
+    encoder = encoder_class("m", m.rules)
     clock = SeatClock(ClockConfig())
     negative = False
     while not m.is_over:
@@ -200,7 +226,7 @@ def test_wire_encoder_hands_of_any_cards() -> None:
     """A hand by the suit tables is its cards' entries, lowest first, for any set of cards."""
     from arena.referee.wire import _INFO_HAND, _hand_bytes
 
-    RequestEncoder("t", RuleSet())  # the first encoder makes the tables
+    PythonRequestEncoder("t", RuleSet())  # the first Python encoder makes the tables
     rng = random.Random(7)
     masks = [0, (1 << 52) - 1] + [rng.getrandbits(52) for _ in range(2000)]
     for mask in masks:
@@ -208,13 +234,115 @@ def test_wire_encoder_hands_of_any_cards() -> None:
         assert _hand_bytes(mask) == b"".join(_INFO_HAND[c] for c in cards)
 
 
-def test_wire_encoder_refuses_a_match_that_is_over() -> None:
+def test_wire_encoder_refuses_a_match_that_is_over(encoder_class: Any) -> None:
     rng = random.Random(2)
     m = Match(2, RuleSet(max_hands=1))
     while not m.is_over:
         m.apply(m.random_action(rng))
     with pytest.raises(ValueError, match="the match is over"):
-        RequestEncoder("over", m.rules).encode(m, m.to_act, m.decision, SeatClock(ClockConfig()))
+        encoder_class("over", m.rules).encode(m, m.to_act, m.decision, SeatClock(ClockConfig()))
+
+
+@pytest.mark.parametrize("seed", range(48))
+def test_c_encoder_writes_the_python_encoders_bytes(seed: int) -> None:
+    """Byte for byte the reference's, at every decision of whole matches of every rule set:
+    public and private draws (R-2.2), Double Nil on and off (R-3.3), Nil tricks as bags or
+    not (R-5.3), negative scores, long match ids, clocks that change."""
+    c_encoder = _c_encoder()
+    rules = RuleSet(
+        draw_decision_public=seed % 2 == 0,
+        double_nil_allowed=seed % 3 != 0,
+        nil_tricks_count_as_bags=seed % 5 == 0,
+        target_score=(100, 250, 500, 100_000)[seed % 4],
+        max_hands=(10, 3, 20, 6)[seed % 4],
+    )
+    rng = random.Random(seed)
+    m = Match(seed, rules)
+    match_id = f"m-{seed}-ü" * (1 + seed % 40)  # to 280 bytes: a two-byte length
+    reference, fast = PythonRequestEncoder(match_id, rules), c_encoder(match_id, rules)
+    clock = SeatClock(
+        ClockConfig(
+            move_time_ms=(1, 250, 1000, 2**31 - 1)[seed % 4], time_bank_ms=(0, 3000)[seed % 2]
+        )
+    )
+    count = 0
+    while not m.is_over:
+        if rng.random() < 0.05:
+            clock.charge(clock.move_ns + rng.randrange(100_000_000))
+        args = (m, m.to_act, m.decision, clock)
+        assert fast.encode(*args) == reference.encode(*args), (m.decision, count)
+        count += 1
+        if m.decision is Decision.BID and rng.random() < 0.3:
+            m.apply(13 if rng.random() < 0.5 else 0)  # sets and Nils: scores below zero
+        else:
+            m.apply(m.random_action(rng))
+    assert count > 50
+
+
+class _Engine:
+    """A stand-in match whose ``information_set`` gives what a broken engine might."""
+
+    def __init__(self, info: tuple[Any, ...], legal_mask: Any = 0) -> None:
+        self.info = info
+        self.legal_mask = legal_mask
+
+    def information_set(self, seat: int) -> tuple[Any, ...]:
+        return self.info
+
+
+def _good_info() -> list[Any]:
+    m = Match(3)
+    return list(m.information_set(m.to_act))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error"),
+    [
+        (2, "hand", TypeError),  # the hand: not a mask
+        (2, 1 << 52, ValueError),  # a card above the 52
+        (2, -1, OverflowError),
+        (3, 52, ValueError),  # looking at a card that is none
+        (4, {1, 2}, TypeError),  # the discards: not a list
+        (4, [7, -1], ValueError),
+        (6, (None,), TypeError),  # the seats: not a pair
+        (6, (1, 2), AttributeError),  # not seat views
+        (7, [1, 2, 3], ValueError),  # three cards played and no trick won
+        (8, [5], ValueError),  # a trick won by seat 5 (with its two cards)
+        (1, 2, ValueError),  # a first drawer that is not a seat
+    ],
+)
+def test_c_encoder_refuses_a_broken_information_set(field: int, value: Any, error: type) -> None:
+    """The C encoder checks what it reads: a wrong value from the engine is a Python exception
+    naming it, never a crash or a request with a card that is none."""
+    c_encoder = _c_encoder()
+    info = _good_info()
+    info[field] = value
+    if field == 8:
+        info[7] = [0, 1]
+    encoder = c_encoder("x", RuleSet())
+    with pytest.raises(error):
+        encoder.encode(_Engine(tuple(info)), 0, Decision.DRAW, SeatClock(ClockConfig()))
+    with pytest.raises(TypeError, match="11-tuple"):
+        encoder.encode(_Engine(tuple(info[:10])), 0, Decision.DRAW, SeatClock(ClockConfig()))
+    good = _good_info()
+    missing = next(c for c in range(52) if not good[2] >> c & 1)
+    with pytest.raises(ValueError, match="not in the hand"):  # a legal card it does not hold
+        encoder.encode(
+            _Engine(tuple(good), 1 << missing), 0, Decision.PLAY, SeatClock(ClockConfig())
+        )
+
+
+def test_the_referee_uses_the_c_encoder_unless_told_otherwise() -> None:
+    """``RequestEncoder`` is the C one where it was built; ``ARENA_WIRE=python`` asks for the
+    reference (for comparisons)."""
+    _c_encoder()
+    assert RequestEncoder is C_ENCODER
+    code = "from arena.referee.wire import RequestEncoder as E; print(E.__name__)"
+    env = {**os.environ, "ARENA_WIRE": "python"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "PythonRequestEncoder"
 
 
 # -- records ---------------------------------------------------------------------------------

@@ -9,11 +9,18 @@ stays the reference for what a request means.
 
 Protobuf's wire format allows it: a message is a sequence of (tag, value) fields, a nested
 message is its bytes with a length prefix, and a parser accepts fields in any order.
+
+Two encoders give the same bytes: ``PythonRequestEncoder`` here, the reference, and the C
+extension ``arena.referee._wire`` (built by ``pip install``, optional: without a compiler the
+install goes on and the referee uses the Python one). ``RequestEncoder`` is the C one where it
+was built, unless ``ARENA_WIRE=python`` asks for the reference.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from typing import Any
 
 from arena.protocol import EXCHANGE_MAX_CARDS, ClockLike
 from arena.rules.cards import cards_of
@@ -23,7 +30,12 @@ from arena.rules.observation import SeatView
 from arena.rules.outcome import HandResult
 from arena.rules.ruleset import RuleSet
 
-__all__ = ["RequestEncoder", "end_hand_requests"]
+__all__ = [
+    "C_ENCODER",
+    "PythonRequestEncoder",
+    "RequestEncoder",
+    "end_hand_requests",
+]
 
 
 def _varint(n: int) -> bytes:
@@ -158,7 +170,7 @@ def _rules_bytes(rules: RuleSet) -> bytes:
     return _len_field(0x12, body)  # InformationSet.rules = 2
 
 
-class RequestEncoder:
+class PythonRequestEncoder:
     """Encodes the decision requests of one match. Not shared between threads."""
 
     __slots__ = (
@@ -305,6 +317,44 @@ class RequestEncoder:
                 tail,
             )
         )
+
+
+try:
+    from arena.referee._wire import Encoder as _Encoder
+except ImportError:  # not built (no compiler at install): the reference serves
+    _Encoder = None
+
+C_ENCODER: Any = None
+"""The C encoder's class (``PythonRequestEncoder``'s interface and bytes), or None when the
+extension was not built."""
+
+if _Encoder is not None:
+
+    class _CRequestEncoder(_Encoder):  # type: ignore[misc, valid-type]
+        """Encodes the decision requests of one match in C. Not shared between threads."""
+
+        __slots__ = ()
+
+        def __init__(self, match_id: str, rules: RuleSet) -> None:
+            super().__init__(
+                _len_field(0x0A, match_id.encode()),
+                _rules_bytes(rules),
+                _PLAY,
+                _BID,
+                _EXCHANGE,
+                _BID_LEGAL,
+                _EXCHANGE_MAX,
+            )
+
+    C_ENCODER = _CRequestEncoder
+
+RequestEncoder: Any = (
+    C_ENCODER
+    if C_ENCODER is not None and os.environ.get("ARENA_WIRE", "c") != "python"
+    else PythonRequestEncoder
+)
+"""The referee's encoder: ``RequestEncoder(match_id, rules).encode(m, seat, decision,
+clock)`` gives a request's bytes."""
 
 
 def _packed(tag: int, values: tuple[int, int] | tuple[bool, bool]) -> bytes:
