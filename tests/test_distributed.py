@@ -335,6 +335,11 @@ def test_node_killed_mid_tournament(cluster: Any, reference: Any, tmp_path: Path
         time.sleep(0.005)
     bots = bot_processes([raylet_pid(victim)])
     assert bots, "the second node's worker should be running bots"
+    # A node's death takes all of its processes at once. Removing the node kills its raylet,
+    # but its worker can outlive the raylet by a moment (it answers its caller directly) and,
+    # on a loaded machine, finish the matches it had: so its worker is killed first, with them.
+    (worker_pid,) = [w["pid"] for w in made[0].workers() if w["node_id"] == victim.node_id]
+    os.kill(worker_pid, signal.SIGKILL)
     cluster.remove_node(victim, allow_graceful=False)
     thread.join(300)
     assert not thread.is_alive()
