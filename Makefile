@@ -8,7 +8,7 @@ CPP_BOT := sample_bots/cpp_lowest
 .PHONY: sandbox-tools setup demo web test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
 
 # Each step says what it does on one line, then does it quietly.
-$(VENV)/.installed: pyproject.toml arena/referee/_wire.c
+$(VENV)/.installed: pyproject.toml setup.py arena/referee/_wire.c
 	@echo "setup: creating the virtualenv $(VENV)"
 	@$(PYTHON) -m venv $(VENV)
 	@echo "setup: upgrading pip"
