@@ -290,6 +290,13 @@ class _Engine:
         return self.info
 
 
+class _Index:
+    """An int-like object whose conversion would run Python code."""
+
+    def __index__(self) -> int:
+        raise AssertionError("the C encoder ran an object's __index__")
+
+
 def _good_info() -> list[Any]:
     m = Match(3)
     return list(m.information_set(m.to_act))
@@ -309,6 +316,8 @@ def _good_info() -> list[Any]:
         (7, [1, 2, 3], ValueError),  # three cards played and no trick won
         (8, [5], ValueError),  # a trick won by seat 5 (with its two cards)
         (1, 2, ValueError),  # a first drawer that is not a seat
+        (5, _Index(), TypeError),  # an int-like object: refused, its __index__ never run
+        (4, [_Index()], TypeError),
     ],
 )
 def test_c_encoder_refuses_a_broken_information_set(field: int, value: Any, error: type) -> None:
@@ -330,6 +339,14 @@ def test_c_encoder_refuses_a_broken_information_set(field: int, value: Any, erro
         encoder.encode(
             _Engine(tuple(good), 1 << missing), 0, Decision.PLAY, SeatClock(ClockConfig())
         )
+
+
+def test_c_encoder_made_without_init_refuses_to_encode() -> None:
+    c_encoder = _c_encoder()
+    bare = c_encoder.__new__(c_encoder)
+    m = Match(1)
+    with pytest.raises(RuntimeError, match="__init__ was not called"):
+        bare.encode(m, m.to_act, m.decision, SeatClock(ClockConfig()))
 
 
 def test_the_referee_uses_the_c_encoder_unless_told_otherwise() -> None:

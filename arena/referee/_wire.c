@@ -123,9 +123,15 @@ put_mask(Out *o, unsigned char tag, uint64_t mask)
     return 0;
 }
 
+/* An int (or bool) only: no object whose conversion would run Python code while the engine's
+ * lists are being read. */
 static int
 as_long(PyObject *v, long *out)
 {
+    if (!PyLong_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "expected an int, got %.80s", Py_TYPE(v)->tp_name);
+        return -1;
+    }
     long x = PyLong_AsLong(v);
     if (x == -1 && PyErr_Occurred())
         return -1;
@@ -136,6 +142,10 @@ as_long(PyObject *v, long *out)
 static int
 as_mask(PyObject *v, uint64_t *out)
 {
+    if (!PyLong_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "expected a card mask, got %.80s", Py_TYPE(v)->tp_name);
+        return -1;
+    }
     unsigned long long x = PyLong_AsUnsignedLongLong(v);
     if (x == (unsigned long long)-1 && PyErr_Occurred())
         return -1;
@@ -294,6 +304,10 @@ Encoder_encode(Encoder *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 4) {
         PyErr_SetString(PyExc_TypeError, "encode(m, seat, decision, clock)");
+        return NULL;
+    }
+    if (self->rules == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Encoder.__init__ was not called");
         return NULL;
     }
     PyObject *m = args[0], *seat_obj = args[1], *decision = args[2], *clock = args[3];
