@@ -331,9 +331,13 @@ def test_c_encoder_refuses_a_broken_information_set(field: int, value: Any, erro
     encoder = c_encoder("x", RuleSet())
     with pytest.raises(error):
         encoder.encode(_Engine(tuple(info)), 0, Decision.DRAW, SeatClock(ClockConfig()))
-    with pytest.raises(TypeError, match="11-tuple"):
-        encoder.encode(_Engine(tuple(info[:10])), 0, Decision.DRAW, SeatClock(ClockConfig()))
+
+
+def test_c_encoder_refuses_a_short_tuple_and_a_legal_card_not_held() -> None:
+    encoder = _c_encoder()("x", RuleSet())
     good = _good_info()
+    with pytest.raises(TypeError, match="11-tuple"):
+        encoder.encode(_Engine(tuple(good[:10])), 0, Decision.DRAW, SeatClock(ClockConfig()))
     missing = next(c for c in range(52) if not good[2] >> c & 1)
     with pytest.raises(ValueError, match="not in the hand"):  # a legal card it does not hold
         encoder.encode(

@@ -78,6 +78,15 @@ put2(Out *o, unsigned char a, unsigned char b)
     return 0;
 }
 
+static inline int
+put_bytes(Out *o, const void *bytes, Py_ssize_t n)
+{
+    NEED(o, n);
+    memcpy(o->p, bytes, n);
+    o->p += n;
+    return 0;
+}
+
 /* A varint field: its tag, then the value. */
 static inline int
 put_tv(Out *o, unsigned char tag, uint64_t v)
@@ -126,12 +135,19 @@ put_mask(Out *o, unsigned char tag, uint64_t mask)
 /* An int (or bool) only: no object whose conversion would run Python code while the engine's
  * lists are being read. */
 static int
+not_int(PyObject *v, const char *what)
+{
+    if (PyLong_Check(v))
+        return 0;
+    PyErr_Format(PyExc_TypeError, "expected %s, got %.80s", what, Py_TYPE(v)->tp_name);
+    return -1;
+}
+
+static int
 as_long(PyObject *v, long *out)
 {
-    if (!PyLong_Check(v)) {
-        PyErr_Format(PyExc_TypeError, "expected an int, got %.80s", Py_TYPE(v)->tp_name);
+    if (not_int(v, "an int") < 0)
         return -1;
-    }
     long x = PyLong_AsLong(v);
     if (x == -1 && PyErr_Occurred())
         return -1;
@@ -142,10 +158,8 @@ as_long(PyObject *v, long *out)
 static int
 as_mask(PyObject *v, uint64_t *out)
 {
-    if (!PyLong_Check(v)) {
-        PyErr_Format(PyExc_TypeError, "expected a card mask, got %.80s", Py_TYPE(v)->tp_name);
+    if (not_int(v, "a card mask") < 0)
         return -1;
-    }
     unsigned long long x = PyLong_AsUnsignedLongLong(v);
     if (x == (unsigned long long)-1 && PyErr_Occurred())
         return -1;
@@ -171,12 +185,6 @@ items(PyObject *v, PyObject ***out, Py_ssize_t *n)
     return -1;
 }
 
-static int
-item_long(PyObject **it, Py_ssize_t i, long *out)
-{
-    return as_long(it[i], out);
-}
-
 /* An attribute as a long; *present is 0 when it is None (and then *out is 0). */
 static int
 attr_long(PyObject *obj, PyObject *name, long *out, int *present)
@@ -190,7 +198,7 @@ attr_long(PyObject *obj, PyObject *name, long *out, int *present)
         if (present != NULL)
             *present = 0;
         else {
-            PyErr_Format(PyExc_TypeError, "a seat view's %U is None", name);
+            PyErr_Format(PyExc_TypeError, "%.80s.%U is None", Py_TYPE(obj)->tp_name, name);
             rc = -1;
         }
     } else {
@@ -200,6 +208,28 @@ attr_long(PyObject *obj, PyObject *name, long *out, int *present)
     }
     Py_DECREF(v);
     return rc;
+}
+
+/* SeatView.draw_choices = 7, packed DrawChoice: KEEP 1, REJECT 2 (none: nothing written). */
+static int
+put_choices(Out *o, PyObject *choices)
+{
+    PyObject **it;
+    Py_ssize_t n;
+    if (items(choices, &it, &n) < 0)
+        return -1;
+    if (n == 0)
+        return 0;
+    NEED(o, n + 2);
+    *o->p++ = 0x3A;
+    *o->p++ = (unsigned char)n; /* at most 13 (and below 90: the entry's room) */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int keep = PyObject_IsTrue(it[i]);
+        if (keep < 0)
+            return -1;
+        *o->p++ = keep ? 1 : 2;
+    }
+    return 0;
 }
 
 /* InformationSet.seats (9): one seat's public facts (SeatView). */
@@ -222,48 +252,22 @@ seat_entry(PyObject *view, unsigned char *buf, Py_ssize_t *len)
     Py_DECREF(dn);
     if (double_nil < 0)
         return -1;
-    /* SeatView.score = 1, an int32: a negative one takes ten bytes */
-    if (score && put_tv(&o, 0x08, (uint64_t)(int64_t)score) < 0)
+    /* SeatView: score = 1 (an int32: a negative one takes ten bytes), bags = 2, bid = 3,
+     * double_nil = 4, tricks_won = 5, cards_exchanged = 6 */
+    if ((score && put_tv(&o, 0x08, (uint64_t)(int64_t)score) < 0)
+        || (bags && put_tv(&o, 0x10, (uint64_t)bags) < 0)
+        || (has_bid && put_tv(&o, 0x18, (uint64_t)bid) < 0)
+        || (double_nil && put2(&o, 0x20, 0x01) < 0)
+        || (tricks && put_tv(&o, 0x28, (uint64_t)tricks) < 0)
+        || (has_exchanged && put_tv(&o, 0x30, (uint64_t)exchanged) < 0))
         return -1;
-    if (bags && put_tv(&o, 0x10, (uint64_t)bags) < 0)
-        return -1; /* bags = 2 */
-    if (has_bid && put_tv(&o, 0x18, (uint64_t)bid) < 0)
-        return -1; /* bid = 3 */
-    if (double_nil && put2(&o, 0x20, 0x01) < 0) /* double_nil = 4 */
-        return -1;
-    if (tricks && put_tv(&o, 0x28, (uint64_t)tricks) < 0)
-        return -1; /* tricks_won = 5 */
-    if (has_exchanged
-        && put_tv(&o, 0x30, (uint64_t)exchanged) < 0)
-        return -1; /* cards_exchanged = 6 */
     PyObject *choices = PyObject_GetAttr(view, s_draw_choices);
     if (choices == NULL)
         return -1;
-    if (choices != Py_None) { /* draw_choices = 7, packed DrawChoice: KEEP 1, REJECT 2 */
-        PyObject **it;
-        Py_ssize_t n;
-        if (items(choices, &it, &n) < 0) {
-            Py_DECREF(choices);
-            return -1;
-        }
-        if (n) {
-            if (o.end - o.p < n + 2) {
-                Py_DECREF(choices);
-                return overflow();
-            }
-            *o.p++ = 0x3A;
-            *o.p++ = (unsigned char)n; /* at most 13 */
-            for (Py_ssize_t i = 0; i < n; i++) {
-                int keep = PyObject_IsTrue(it[i]);
-                if (keep < 0) {
-                    Py_DECREF(choices);
-                    return -1;
-                }
-                *o.p++ = keep ? 1 : 2;
-            }
-        }
-    }
+    int rc = choices == Py_None ? 0 : put_choices(&o, choices);
     Py_DECREF(choices);
+    if (rc < 0)
+        return -1;
     Py_ssize_t n = o.p - body;
     buf[0] = 0x4A;
     buf[1] = (unsigned char)n; /* below 128: one byte */
@@ -278,17 +282,9 @@ clock_field(Encoder *self, long long move, long long bank)
 {
     unsigned char body[24];
     Out o = {body, body + sizeof body};
-    if (move) {
-        *o.p++ = 0x08;
-        if (put_varint(&o, (uint64_t)move) < 0)
-            return -1;
-    }
-    if (bank) {
-        NEED(&o, 11);
-        *o.p++ = 0x10;
-        if (put_varint(&o, (uint64_t)bank) < 0)
-            return -1;
-    }
+    if ((move && put_tv(&o, 0x08, (uint64_t)move) < 0)
+        || (bank && put_tv(&o, 0x10, (uint64_t)bank) < 0))
+        return -1;
     Py_ssize_t n = o.p - body;
     self->clock_bytes[0] = 0x1A;
     self->clock_bytes[1] = (unsigned char)n;
@@ -333,6 +329,10 @@ Encoder_encode(Encoder *self, PyObject *const *args, Py_ssize_t nargs)
         || (f[3] != Py_None && as_long(f[3], &looking) < 0) || as_long(f[5], &stock) < 0
         || as_mask(f[10], &aside) < 0)
         goto done;
+    if (fd != 0 && fd != 1) {
+        PyErr_Format(PyExc_ValueError, "not a seat: %ld", fd);
+        goto done;
+    }
     int broken = PyObject_IsTrue(f[9]);
     if (broken < 0)
         goto done;
@@ -343,13 +343,8 @@ Encoder_encode(Encoder *self, PyObject *const *args, Py_ssize_t nargs)
      * first_drawer = 4, hand = 5 */
     if (seat && put2(&o, 0x08, 0x01) < 0)
         goto done;
-    Py_ssize_t rules_len = PyBytes_GET_SIZE(self->rules);
-    if (o.end - o.p < rules_len) {
-        overflow();
+    if (put_bytes(&o, PyBytes_AS_STRING(self->rules), PyBytes_GET_SIZE(self->rules)) < 0)
         goto done;
-    }
-    memcpy(o.p, PyBytes_AS_STRING(self->rules), rules_len);
-    o.p += rules_len;
     if (put_tv(&o, 0x18, (uint64_t)number) < 0)
         goto done;
     if (fd && put2(&o, 0x20, 0x01) < 0)
@@ -364,7 +359,7 @@ Encoder_encode(Encoder *self, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         long card;
-        if (item_long(it, i, &card) < 0 || put_card(&o, 0x3A, card) < 0)
+        if (as_long(it[i], &card) < 0 || put_card(&o, 0x3A, card) < 0)
             goto done;
     }
     if (stock && put_tv(&o, 0x40, (uint64_t)stock) < 0)
@@ -382,14 +377,9 @@ Encoder_encode(Encoder *self, PyObject *const *args, Py_ssize_t nargs)
         Py_INCREF(seats);
         self->seats = seats;
     }
-    for (int s = 0; s < 2; s++) {
-        if (o.end - o.p < self->seat_len[s]) {
-            overflow();
+    for (int s = 0; s < 2; s++)
+        if (put_bytes(&o, self->seat_bytes[s], self->seat_len[s]) < 0)
             goto done;
-        }
-        memcpy(o.p, self->seat_bytes[s], self->seat_len[s]);
-        o.p += self->seat_len[s];
-    }
     PyObject **plays, **winners;
     Py_ssize_t n_plays, done_tricks;
     if (items(f[7], &plays, &n_plays) < 0 || items(f[8], &winners, &done_tricks) < 0)
@@ -399,15 +389,11 @@ Encoder_encode(Encoder *self, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     /* tricks = 10: Trick.leader = 1 (seat 0 omitted), cards = 2, winner = 3 */
-    if (fd != 0 && fd != 1) {
-        PyErr_Format(PyExc_ValueError, "not a seat: %ld", fd);
-        goto done;
-    }
     long leader = fd ^ 1;
     for (Py_ssize_t t = 0; t < done_tricks; t++) {
         long a, b, winner;
-        if (item_long(plays, 2 * t, &a) < 0 || item_long(plays, 2 * t + 1, &b) < 0
-            || item_long(winners, t, &winner) < 0)
+        if (as_long(plays[2 * t], &a) < 0 || as_long(plays[2 * t + 1], &b) < 0
+            || as_long(winners[t], &winner) < 0)
             goto done;
         if (winner != 0 && winner != 1) {
             PyErr_Format(PyExc_ValueError, "not a seat: %ld", winner);
@@ -421,7 +407,7 @@ Encoder_encode(Encoder *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (n_plays > 2 * done_tricks) { /* the open trick: its leader's card */
         long lead;
-        if (item_long(plays, n_plays - 1, &lead) < 0)
+        if (as_long(plays[n_plays - 1], &lead) < 0)
             goto done;
         if (put2(&o, 0x52, leader ? 8 : 6) < 0 || (leader && put2(&o, 0x08, 0x01) < 0)
             || put_card(&o, 0x12, lead) < 0)
