@@ -233,12 +233,55 @@ def test_what_is_rated(store: Store, make_result: MakeResult) -> None:
     aborted = make_result(None, termination=Termination.ABORTED)
     nobody = make_result(None, termination=Termination.FORFEIT_NO_START)
     self_play = make_result(0)
-    assert not store.record_match(aborted, seat_versions=(a, b)).rated
-    assert not store.record_match(nobody, seat_versions=(a, b)).rated
-    assert not store.record_match(self_play, seat_versions=(a, a)).rated
+    assert store.record_match(aborted, seat_versions=(a, b)).unrated_reason == "aborted"
+    assert store.record_match(nobody, seat_versions=(a, b)).unrated_reason == "not_started"
+    assert store.record_match(self_play, seat_versions=(a, a)).unrated_reason == "self_play"
+    # R-less, but the arena's: a bot that could not start gives nobody a win (one side only).
+    one_failed = make_result(1, termination=Termination.FORFEIT_NO_START, faults=(1, 0))
+    recorded = store.record_match(one_failed, seat_versions=(a, b))
+    assert not recorded.rated and recorded.unrated_reason == "not_started"
     assert store.ratings() == before
-    assert len(store.list_matches()) == 5
-    assert len(store.list_matches(rated=False)) == 3
+    assert len(store.list_matches()) == 6
+    unrated = store.list_matches(rated=False)
+    assert [m.unrated_reason for m in unrated] == [
+        "aborted", "not_started", "self_play", "not_started"
+    ]
+    assert all(m.unrated_reason is None for m in store.list_matches(rated=True))
+
+
+def test_one_owners_bots_are_recorded_never_rated(
+    store: Store, make_result: MakeResult
+) -> None:
+    """The shill and the star: one owner's second bot throws every match to the first. The
+    matches are kept, with the reason, and rate nobody; the star's match against another
+    owner's bot is rated as ever."""
+    alice = store.verify_token(store.create_token("alice"))
+    bob = store.verify_token(store.create_token("bob"))
+    assert alice is not None and bob is not None
+    star = store.register_bot_version("star", "1", "h-star", "/s", owner_token_id=alice.id)
+    shill = store.register_bot_version("shill", "1", "h-shill", "/h", owner_token_id=alice.id)
+    other = store.register_bot_version("other", "1", "h-other", "/o", owner_token_id=bob.id)
+    assert star.owner_token_id == shill.owner_token_id == alice.id
+    before = store.ratings()
+    for i in range(4):  # the shill plays an illegal card: a forfeit, the star "wins"
+        thrown = make_result(
+            0, termination=Termination.FORFEIT_ILLEGAL_ACTION, faults=(0, 1), seed=i + 1
+        )
+        recorded = store.record_match(thrown, seat_versions=(star.id, shill.id))
+        assert not recorded.rated and recorded.unrated_reason == "same_owner"
+    assert store.ratings() == before
+    assert store.rating(star.id).wins == 0 and store.rating(shill.id).faults == 0
+    assert store.record_match(make_result(0), seat_versions=(star.id, other.id)).rated
+    assert store.rating(star.id).wins == 1
+    # A version made later (a local registration too) belongs to the bot's owner.
+    again = store.register_bot_version("shill", "2", "h-shill-2", "/h2")
+    assert again.owner_token_id == alice.id
+    # Bots registered locally (no owner) are an organiser's: rated against each other.
+    x, y = _bots(store, 2)
+    assert store.record_match(make_result(1), seat_versions=(x, y)).rated
+    # A recompute keeps the same-owner matches out too: two rated matches, as recorded.
+    assert store.recompute_ratings() == 2
+    assert store.rating(star.id).wins == 1 and store.rating(shill.id).matches == 0
 
 
 def test_a_failed_record_writes_nothing(db_url: str, store: Store, make_result: MakeResult) -> None:
@@ -514,3 +557,48 @@ def test_only_the_owner_token_adds_versions_and_the_refusal_says_why(store: Stor
     with pytest.raises(NotOwnerError, match="registered locally, without a token"):
         store.register_bot_version("local", "2", "h2", "/x", owner_token_id=bob.id, owner_only=True)
     assert [len(b.versions) for b in store.list_bots()] == [1, 1]
+
+
+def test_upgrade_to_0005_gives_versions_their_owner_and_matches_their_reason(
+    db_url: str, make_result: MakeResult
+) -> None:
+    """Revision 0005 on a database at 0004: each version gets its bot's owner, each unrated
+    match the reason the store had then (and the store reads it back)."""
+    from alembic import command
+
+    from arena.store.database import WRITE, create_store_engine
+    from arena.store.migrate import alembic_config
+
+    engine = create_store_engine(resolve_url(db_url))
+    try:
+        with engine.execution_options(**{WRITE: True}).begin() as conn:
+            command.upgrade(alembic_config(conn), "0004")
+            conn.execute(text("INSERT INTO api_tokens (id, name, token_hash, created_at, role) "
+                              "VALUES (7, 'alice', 'x', '2026-12-01', 'member')"))
+            conn.execute(text("INSERT INTO bots (id, name, owner_token_id, created_at) VALUES "
+                              "(1, 'mine', 7, '2026-12-01'), (2, 'local', NULL, '2026-12-01')"))
+            conn.execute(text(
+                "INSERT INTO bot_versions (id, bot_id, version_label, content_hash, source, "
+                "created_at) VALUES (1, 1, '1', 'h1', '/1', '2026-12-01'), "
+                "(2, 2, '1', 'h2', '/2', '2026-12-01')"
+            ))
+            for i, (termination, seats, rated) in enumerate([
+                ("aborted", (1, 2), False), ("target_reached", (1, 1), False),
+                ("forfeit_crash", (1, 2), False), ("target_reached", (1, 2), True),
+            ]):
+                conn.execute(text(
+                    "INSERT INTO matches (match_id, seed, rules, engine_version, "
+                    "seat0_version_id, seat1_version_id, score0, score1, hands_played, "
+                    "termination, detail, faults0, faults1, rated, decisions, decision_count, "
+                    "started_at, finished_at, recorded_at, rating_applied) VALUES "
+                    f"('m{i}', 1, '{{}}', 'e', {seats[0]}, {seats[1]}, 0, 0, 1, "
+                    f"'{termination}', '', 0, 0, {'TRUE' if rated else 'FALSE'}, :blob, 0, "
+                    "'2026-12-01', '2026-12-01', '2026-12-01', FALSE)"
+                ), {"blob": b""})
+    finally:
+        engine.dispose()
+    with Store.open(db_url, rating_config=RatingConfig(), upgrade=True) as store:
+        assert store.get_bot_version(1).owner_token_id == 7
+        assert store.get_bot_version(2).owner_token_id is None
+        reasons = {m.match_id: m.unrated_reason for m in store.list_matches()}
+    assert reasons == {"m0": "aborted", "m1": "self_play", "m2": "no_winner", "m3": None}

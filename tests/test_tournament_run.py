@@ -168,6 +168,8 @@ def test_a_bot_that_cannot_start_forfeits_its_matches(sqlite_url: str, tmp_path:
     faults = {f["bot"]: f for f in out["faults"]}
     assert faults["runtime_exits_at_once"]["forfeits"] == {"forfeit_no_start": 4}
     assert faults["random"]["forfeits"] == faults["heuristic"]["forfeits"] == {}
+    played = {row["bot"]: row["matches"] for row in out["leaderboard"]}
+    assert played["runtime_exits_at_once"] == 0 and played["random"] == 2
     with Store.open(sqlite_url) as store:
         matches = store.list_matches(tournament_id=out["tournament"]["id"])
         broken_id = store.get_bot_version("runtime_exits_at_once").id
@@ -177,6 +179,8 @@ def test_a_bot_that_cannot_start_forfeits_its_matches(sqlite_url: str, tmp_path:
             assert m.termination is Termination.FORFEIT_NO_START
             assert m.winner == 1 - m.seat_versions.index(broken_id)
             assert m.hands_played == 0
+            # Nobody played: recorded, unrated for both (no win for the opponent).
+            assert not m.rated and m.unrated_reason == "not_started"
             # It says which bot and why (the runtime's reason: it exited during start-up).
             assert "runtime_exits_at_once could not start" in m.detail
             assert "exit code 3" in m.detail

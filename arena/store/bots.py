@@ -57,6 +57,7 @@ class BotsMixin(StoreCore):
                             version_label=version_label,
                             content_hash=content_hash,
                             source=source,
+                            owner_token_id=bot.owner_token_id,
                         )
                         s.add(version)
                         s.flush()
@@ -148,4 +149,5 @@ def _version_info(v: BotVersion, name: str) -> BotVersionInfo:
         content_hash=v.content_hash,
         source=v.source,
         created_at=v.created_at,
+        owner_token_id=v.owner_token_id,
     )

@@ -8,9 +8,10 @@ applies (a PostgreSQL advisory lock; ``BEGIN IMMEDIATE`` on SQLite), so ``recomp
 replays the applied matches in the same order and gets the same numbers, bit for bit.
 
 What is rated: a match that ended by the rules (win, loss, or draw), and a forfeit, which counts
-as a loss for the side that forfeited. Kept but not rated: aborted matches (the arena stopped;
-a tournament game stays pending and is played again), forfeits with no winner (neither side
-could play), and a bot version playing itself.
+as a loss for the side that forfeited. Kept but not rated, with the reason (``rated.py``):
+aborted matches (the arena stopped; a tournament game stays pending and is played again),
+matches that never started, forfeits with no winner, a bot version playing itself, and matches
+between one owner's bots.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from arena.store.bots import BotsMixin
 from arena.store.core import check_seats, check_seed, first_line
 from arena.store.errors import AlreadyRecordedError, NotFoundError, StoreError
 from arena.store.models import Bot, BotVersion, Match, Rating, TournamentGame
+from arena.store.rated import unrated_reason
 from arena.store.ratings_store import RatingsMixin, rating_info
 from arena.store.rows import GameStatus, MatchSummary, RatingInfo, RecordedMatch, StoredMatch
 from arena.store.tournaments import TournamentsMixin
@@ -76,7 +78,6 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
         tournament_game_id: int | None,
         pair_id: int | None,
     ) -> RecordedMatch:
-        rated = _is_rated(result, seat_versions)
         blob = encode_decisions(result.decisions)
         means, maxima = _decision_times(result.decisions)
         with self._write() as s:
@@ -95,10 +96,21 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
                 pair_id = pair_id if pair_id is not None else game.pair_id
             if s.scalar(select(Match.id).where(Match.match_id == result.match_id)) is not None:
                 raise AlreadyRecordedError(f"match {result.match_id} was already recorded")
-            found = set(s.scalars(select(BotVersion.id).where(BotVersion.id.in_(seat_versions))))
-            missing = sorted(set(seat_versions) - found)
+            owner_of: dict[int, int | None] = {
+                vid: owner
+                for vid, owner in s.execute(
+                    select(BotVersion.id, BotVersion.owner_token_id).where(
+                        BotVersion.id.in_(seat_versions)
+                    )
+                )
+            }
+            missing = sorted(set(seat_versions) - set(owner_of))
             if missing:
                 raise NotFoundError(f"no bot version with id {missing[0]}")
+            why_not = unrated_reason(
+                result, seat_versions, (owner_of[seat_versions[0]], owner_of[seat_versions[1]])
+            )
+            rated = why_not is None
 
             # Ratings are applied in rating order (rating_order.py), one writer at a time.
             rating_order.lock(s, self.dialect)
@@ -121,6 +133,7 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
                 faults0=result.faults[0],
                 faults1=result.faults[1],
                 rated=rated,
+                unrated_reason=None if why_not is None else why_not.value,
                 decisions=blob,
                 decision_count=len(result.decisions),
                 mean_decision_us0=means[0],
@@ -162,7 +175,11 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
                     rating_info(s.get(Rating, seat_versions[1])),
                 )
             return RecordedMatch(
-                sequence=match.id, match_id=match.match_id, rated=rated, ratings=after
+                sequence=match.id,
+                match_id=match.match_id,
+                rated=rated,
+                ratings=after,
+                unrated_reason=match.unrated_reason,
             )
 
     def get_match(self, match_id: str) -> StoredMatch:
@@ -263,12 +280,6 @@ def _check_game(game: TournamentGame, result: MatchResult, seats: tuple[int, int
         )
 
 
-def _is_rated(result: MatchResult, seats: tuple[int, int]) -> bool:
-    if result.termination is Termination.ABORTED or seats[0] == seats[1]:
-        return False
-    return not (result.termination.is_forfeit and result.winner is None)
-
-
 def _decision_times(
     decisions: Sequence[DecisionRecord],
 ) -> tuple[tuple[int | None, int | None], tuple[int | None, int | None]]:
@@ -297,6 +308,7 @@ def _summary(r: Any, players: Mapping[int, str]) -> MatchSummary:
         faults=(r.faults0, r.faults1),
         detail=r.detail,
         rated=r.rated,
+        unrated_reason=r.unrated_reason,
         decision_count=r.decision_count,
         mean_decision_us=(r.mean_decision_us0, r.mean_decision_us1),
         max_decision_us=(r.max_decision_us0, r.max_decision_us1),

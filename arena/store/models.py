@@ -117,6 +117,10 @@ class BotVersion(Base):
     source: Mapped[str] = mapped_column(Text)
     """Where its files are: a folder, an archive, or a remote address."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    owner_token_id: Mapped[int | None] = mapped_column(index=True)
+    """Who owns this build: the id of the API token owning its bot when it was made (no foreign
+    key: tokens are never deleted); None: registered locally, an organiser's. Matches between
+    one owner's versions are recorded, never rated (migration 0005)."""
 
 
 class Rating(Base):
@@ -190,7 +194,10 @@ class Match(Base):
     faults0: Mapped[int]
     faults1: Mapped[int]
     rated: Mapped[bool]
-    """False for aborted matches, self-play, and forfeits with no winner: kept, not rated."""
+    """False for aborted matches, self-play, matches that never started, forfeits with no
+    winner and matches between one owner's bots: kept, not rated."""
+    unrated_reason: Mapped[str | None] = mapped_column(String(40))
+    """Why a match is not rated (``arena.store.rated.UnratedReason``); None when rated."""
     decisions: Mapped[bytes]
     """``encode_decisions`` bytes: with the seed and rules they replay the match exactly."""
     decision_count: Mapped[int]

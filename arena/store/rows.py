@@ -20,6 +20,8 @@ class BotVersionInfo:
     content_hash: str
     source: str
     created_at: datetime
+    owner_token_id: int | None = None
+    """The owner of this build (the API token that owns its bot); None: registered locally."""
 
     @property
     def ref(self) -> str:
@@ -70,6 +72,8 @@ class RecordedMatch:
     ratings: tuple[RatingInfo, RatingInfo] | None
     """Both seats' ratings after the update; None for a match that is not rated, or whose
     update waits for an earlier game of its tournament (``rating_order.py``)."""
+    unrated_reason: str | None = None
+    """Why it is not rated (``arena.store.rated.UnratedReason`` values); None when rated."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,9 @@ class MatchSummary:
     tournament_id: int | None
     tournament_game_id: int | None
     pair_id: int | None
+    unrated_reason: str | None = None
+    """Why it is not rated (``arena.store.rated.UnratedReason`` values); None when rated, or
+    recorded before revision 0005 without one."""
 
 
 @dataclass(frozen=True, slots=True)

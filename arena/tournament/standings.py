@@ -118,7 +118,9 @@ def compute_standings(
     for g in games:
         for seat, bot in enumerate(g.seats):
             faults[bot] += g.faults[seat]
-            if g.forfeit and g.winner is None:
+            # A forfeit is counted against the side that made it, rated or not (a match that
+            # never started, or between one owner's bots, is not rated: arena.store.rated).
+            if g.forfeit and g.winner != seat:
                 forfeits[bot][g.termination] += 1
             if not g.rated:
                 continue
@@ -129,8 +131,6 @@ def compute_standings(
                 wins[bot] += 1
             else:
                 losses[bot] += 1
-                if g.forfeit:
-                    forfeits[bot][g.termination] += 1
 
     order = sorted(
         range(len(bots)), key=lambda i: (-scores[i], bots[i][0], bots[i][1])

@@ -1,0 +1,70 @@
+"""What is rated, and why a match that is kept is not.
+
+A rating says how strong a bot is against others. A result that says nothing about that is
+recorded (nothing is lost) but never rated, and the record says why:
+
+- ``aborted``: the arena stopped before the match ended (a tournament game is played again);
+- ``self_play``: a bot version against itself;
+- ``not_started``: a bot could not start, so no card was dealt; a win nobody played for is not
+  a win (a bot that cannot start is paused by the ladder instead);
+- ``no_winner``: a forfeit with no winner (neither side could play);
+- ``same_owner``: both versions belong to one owner. An owner's second bot could throw its
+  matches to the first (a "shill" losing on purpose to its "star"); between one owner's bots no
+  result is evidence of strength.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from arena.referee.record import MatchResult, Termination
+
+
+class UnratedReason(enum.Enum):
+    ABORTED = "aborted"
+    SELF_PLAY = "self_play"
+    NOT_STARTED = "not_started"
+    NO_WINNER = "no_winner"
+    SAME_OWNER = "same_owner"
+
+    @property
+    def text(self) -> str:
+        """How a page or the CLI says it: ``not rated: both bots have one owner``."""
+        return _TEXT[self]
+
+
+_TEXT = {
+    UnratedReason.ABORTED: "aborted",
+    UnratedReason.SELF_PLAY: "a bot version against itself",
+    UnratedReason.NOT_STARTED: "never started (a bot could not start)",
+    UnratedReason.NO_WINNER: "a forfeit with no winner",
+    UnratedReason.SAME_OWNER: "both bots have one owner",
+}
+
+
+def unrated_reason(
+    result: MatchResult, seats: tuple[int, int], owners: tuple[int | None, int | None]
+) -> UnratedReason | None:
+    """Why this match is not rated; None when it is. ``owners``: each seat's owner (the token
+    id recorded with its version; None for a bot registered locally, an organiser's)."""
+    if result.termination is Termination.ABORTED:
+        return UnratedReason.ABORTED
+    if seats[0] == seats[1]:
+        return UnratedReason.SELF_PLAY
+    if result.termination is Termination.FORFEIT_NO_START:
+        return UnratedReason.NOT_STARTED
+    if result.termination.is_forfeit and result.winner is None:
+        return UnratedReason.NO_WINNER
+    if owners[0] is not None and owners[0] == owners[1]:
+        return UnratedReason.SAME_OWNER
+    return None
+
+
+def describe_unrated(reason: str | None) -> str:
+    """``not rated: …`` for a stored reason (a database from before revision 0005: no reason)."""
+    if reason is None:
+        return "not rated"
+    try:
+        return f"not rated: {UnratedReason(reason).text}"
+    except ValueError:
+        return f"not rated: {reason}"
