@@ -276,11 +276,19 @@ def test_one_owners_bots_are_recorded_never_rated(
     # A version made later (a local registration too) belongs to the bot's owner.
     again = store.register_bot_version("shill", "2", "h-shill-2", "/h2")
     assert again.owner_token_id == alice.id
-    # Bots registered locally (no owner) are an organiser's: rated against each other.
+    # Bots registered locally (no owner) or by an admin are the organiser's: rated.
     x, y = _bots(store, 2)
     assert store.record_match(make_result(1), seat_versions=(x, y)).rated
-    # A recompute keeps the same-owner matches out too: two rated matches, as recorded.
-    assert store.recompute_ratings() == 2
+    root = store.verify_token(store.create_token("root", role="admin"))
+    assert root is not None
+    h1, h2 = (
+        store.register_bot_version(f"house{i}", "1", f"h-house{i}", "/x", owner_token_id=root.id)
+        for i in (1, 2)
+    )
+    assert h1.owner_token_id == root.id
+    assert store.record_match(make_result(1), seat_versions=(h1.id, h2.id)).rated
+    # A recompute keeps the same-owner matches out too: three rated matches, as recorded.
+    assert store.recompute_ratings() == 3
     assert store.rating(star.id).wins == 1 and store.rating(shill.id).matches == 0
 
 

@@ -309,7 +309,11 @@ def match(
         data["recorded"] = (
             None
             if recorded is None
-            else {"sequence": recorded.sequence, "rated": recorded.rated}
+            else {
+                "sequence": recorded.sequence,
+                "rated": recorded.rated,
+                "unrated_reason": recorded.unrated_reason,
+            }
         )
         typer.echo(json.dumps(data))
         if not_started:
@@ -317,7 +321,9 @@ def match(
         return
     typer.echo(summary_text(result))
     if recorded is not None:
-        rated = "rated" if recorded.rated else "not rated"
+        from arena.store.rated import describe_unrated
+
+        rated = "rated" if recorded.rated else describe_unrated(recorded.unrated_reason)
         typer.echo(
             f"Recorded as match {result.match_id} ({rated}): arena replay {result.match_id}; "
             f"bot logs: arena match logs {result.match_id} --seat 0|1"

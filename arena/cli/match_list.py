@@ -36,6 +36,7 @@ def match_row(m: Any) -> dict[str, Any]:
         "termination": m.termination.value,
         "faults": list(m.faults),
         "rated": m.rated,
+        "unrated_reason": m.unrated_reason,
         "reason": m.detail,
         "seed": m.seed,
         "finished_at": m.finished_at.isoformat(timespec="seconds"),
@@ -48,6 +49,8 @@ def has_fault(row: dict[str, Any]) -> bool:
 
 def print_matches(rows: list[dict[str, Any]], *, faults: bool, as_json: bool) -> None:
     """The rows (``match_row``'s), as ``arena match list`` prints them locally or remotely."""
+    from arena.store.rated import describe_unrated
+
     if faults:
         rows = [r for r in rows if has_fault(r)]
     if as_json:
@@ -61,7 +64,7 @@ def print_matches(rows: list[dict[str, Any]], *, faults: bool, as_json: bool) ->
         typer.echo(
             f"{r['match_id']}  {a} vs {b}  {r['scores'][0]} to {r['scores'][1]}  "
             f"{_result_text(r)}  {r['termination']}"
-            + ("" if r["rated"] is not False else "  (not rated)")
+            + ("" if r["rated"] is not False else f"  ({describe_unrated(r['unrated_reason'])})")
         )
         if has_fault(r) and r["reason"]:
             typer.echo(f"    reason: {r['reason']}")

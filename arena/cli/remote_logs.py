@@ -30,7 +30,7 @@ def list_matches(
     ca_file: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Every match the server lists (all its pages), oldest first, as ``match_row`` gives
-    them locally (``rated`` is None: the service does not say)."""
+    them locally."""
     from arena.protocol import termination_from_pb
     from arena.service.convert import from_timestamp
 
@@ -59,7 +59,8 @@ def list_matches(
                         "hands_played": m.hands_played,
                         "termination": termination_from_pb(m.termination),
                         "faults": [s.faults for s in m.seats],
-                        "rated": None,
+                        "rated": m.rated,
+                        "unrated_reason": m.unrated_reason or None,
                         "reason": m.detail,
                         "seed": m.seed,
                         "finished_at": from_timestamp(m.finished_at).isoformat(

@@ -190,6 +190,8 @@ def match_to_pb(m: MatchSummary, rules: RuleSet | None = None) -> pb.Match:
         detail=m.detail,
         started_at=timestamp(m.started_at),
         finished_at=timestamp(m.finished_at),
+        rated=m.rated,
+        unrated_reason=m.unrated_reason or "",
     )
     for seat in (0, 1):
         bot, version = _split_ref(m.players[seat])

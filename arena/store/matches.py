@@ -36,7 +36,7 @@ from arena.store.bots import BotsMixin
 from arena.store.core import check_seats, check_seed, first_line
 from arena.store.errors import AlreadyRecordedError, NotFoundError, StoreError
 from arena.store.models import Bot, BotVersion, Match, Rating, TournamentGame
-from arena.store.rated import unrated_reason
+from arena.store.rated import member_owners, unrated_reason
 from arena.store.ratings_store import RatingsMixin, rating_info
 from arena.store.rows import GameStatus, MatchSummary, RatingInfo, RecordedMatch, StoredMatch
 from arena.store.tournaments import TournamentsMixin
@@ -96,14 +96,7 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
                 pair_id = pair_id if pair_id is not None else game.pair_id
             if s.scalar(select(Match.id).where(Match.match_id == result.match_id)) is not None:
                 raise AlreadyRecordedError(f"match {result.match_id} was already recorded")
-            owner_of: dict[int, int | None] = {
-                vid: owner
-                for vid, owner in s.execute(
-                    select(BotVersion.id, BotVersion.owner_token_id).where(
-                        BotVersion.id.in_(seat_versions)
-                    )
-                )
-            }
+            owner_of = member_owners(s, seat_versions)
             missing = sorted(set(seat_versions) - set(owner_of))
             if missing:
                 raise NotFoundError(f"no bot version with id {missing[0]}")

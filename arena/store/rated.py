@@ -8,16 +8,22 @@ recorded (nothing is lost) but never rated, and the record says why:
 - ``not_started``: a bot could not start, so no card was dealt; a win nobody played for is not
   a win (a bot that cannot start is paused by the ladder instead);
 - ``no_winner``: a forfeit with no winner (neither side could play);
-- ``same_owner``: both versions belong to one owner. An owner's second bot could throw its
+- ``same_owner``: both versions belong to one member. A member's second bot could throw its
   matches to the first (a "shill" losing on purpose to its "star"); between one owner's bots no
-  result is evidence of strength.
+  result is evidence of strength. An admin's bots, like bots registered locally, are the
+  organiser's: the arena's own, rated against each other (an admin may pit any bots anyway).
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from arena.referee.record import MatchResult, Termination
+from arena.store.models import ApiToken, BotVersion
 
 
 class UnratedReason(enum.Enum):
@@ -58,6 +64,17 @@ def unrated_reason(
     if owners[0] is not None and owners[0] == owners[1]:
         return UnratedReason.SAME_OWNER
     return None
+
+
+def member_owners(s: Session, version_ids: Iterable[int]) -> dict[int, int | None]:
+    """Each version's owner for the fair-play rules: its member token's id; None for a bot
+    registered locally or owned by an admin token (the organiser's)."""
+    rows = s.execute(
+        select(BotVersion.id, BotVersion.owner_token_id, ApiToken.role)
+        .outerjoin(ApiToken, ApiToken.id == BotVersion.owner_token_id)
+        .where(BotVersion.id.in_(list(version_ids)))
+    )
+    return {vid: owner if role == "member" else None for vid, owner, role in rows}
 
 
 def describe_unrated(reason: str | None) -> str:

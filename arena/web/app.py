@@ -46,6 +46,7 @@ from arena.rules import ENGINE_VERSION
 from arena.rules.cards import card_name
 from arena.service.visibility import public_detail
 from arena.store import MatchSummary, NotFoundError, Store, StoreError
+from arena.store.rated import describe_unrated
 from arena.tournament import tournament_standings
 from arena.tournament.runner import load_config
 from arena.web import queries
@@ -165,6 +166,8 @@ def match_row(m: MatchSummary, version_ids: set[int] | None = None) -> dict[str,
         "detail": public_detail(m.detail),
         "faults": list(m.faults),
         "rated": m.rated,
+        "unrated_reason": m.unrated_reason,
+        "unrated_text": describe_unrated(m.unrated_reason),
         "me": me,
         "outcome": outcome,
         "tournament_id": m.tournament_id,

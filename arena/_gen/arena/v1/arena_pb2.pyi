@@ -240,7 +240,7 @@ class BotFaults(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., faults: _Optional[int] = ..., forfeits: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class StartTournamentRequest(_message.Message):
-    __slots__ = ("bots", "games", "concurrency", "seed", "move_timeout_ms", "policy", "rules", "time_bank_ms", "max_faults", "deals")
+    __slots__ = ("bots", "games", "concurrency", "seed", "move_timeout_ms", "policy", "rules", "time_bank_ms", "max_faults", "deals", "reveal_opponents")
     BOTS_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
@@ -251,6 +251,7 @@ class StartTournamentRequest(_message.Message):
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     MAX_FAULTS_FIELD_NUMBER: _ClassVar[int]
     DEALS_FIELD_NUMBER: _ClassVar[int]
+    REVEAL_OPPONENTS_FIELD_NUMBER: _ClassVar[int]
     bots: _containers.RepeatedScalarFieldContainer[str]
     games: int
     concurrency: int
@@ -261,7 +262,8 @@ class StartTournamentRequest(_message.Message):
     time_bank_ms: int
     max_faults: int
     deals: DealMode
-    def __init__(self, bots: _Optional[_Iterable[str]] = ..., games: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., move_timeout_ms: _Optional[int] = ..., policy: _Optional[_Union[FaultPolicy, str]] = ..., rules: _Optional[_Union[_bot_pb2.RuleSet, _Mapping]] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ..., deals: _Optional[_Union[DealMode, str]] = ...) -> None: ...
+    reveal_opponents: bool
+    def __init__(self, bots: _Optional[_Iterable[str]] = ..., games: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., move_timeout_ms: _Optional[int] = ..., policy: _Optional[_Union[FaultPolicy, str]] = ..., rules: _Optional[_Union[_bot_pb2.RuleSet, _Mapping]] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ..., deals: _Optional[_Union[DealMode, str]] = ..., reveal_opponents: _Optional[bool] = ...) -> None: ...
 
 class StartTournamentResponse(_message.Message):
     __slots__ = ("tournament",)
@@ -342,7 +344,7 @@ class MatchSeat(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., version: _Optional[str] = ..., faults: _Optional[int] = ..., score: _Optional[int] = ...) -> None: ...
 
 class Match(_message.Message):
-    __slots__ = ("id", "tournament_id", "pair_id", "seed", "rules", "engine_version", "seats", "winner", "hands_played", "termination", "detail", "started_at", "finished_at")
+    __slots__ = ("id", "tournament_id", "pair_id", "seed", "rules", "engine_version", "seats", "winner", "hands_played", "termination", "detail", "started_at", "finished_at", "rated", "unrated_reason")
     ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     PAIR_ID_FIELD_NUMBER: _ClassVar[int]
@@ -356,6 +358,8 @@ class Match(_message.Message):
     DETAIL_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    RATED_FIELD_NUMBER: _ClassVar[int]
+    UNRATED_REASON_FIELD_NUMBER: _ClassVar[int]
     id: str
     tournament_id: int
     pair_id: str
@@ -369,7 +373,9 @@ class Match(_message.Message):
     detail: str
     started_at: _timestamp_pb2.Timestamp
     finished_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., tournament_id: _Optional[int] = ..., pair_id: _Optional[str] = ..., seed: _Optional[int] = ..., rules: _Optional[_Union[_bot_pb2.RuleSet, _Mapping]] = ..., engine_version: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[MatchSeat, _Mapping]]] = ..., winner: _Optional[int] = ..., hands_played: _Optional[int] = ..., termination: _Optional[_Union[_bot_pb2.Termination, str]] = ..., detail: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    rated: bool
+    unrated_reason: str
+    def __init__(self, id: _Optional[str] = ..., tournament_id: _Optional[int] = ..., pair_id: _Optional[str] = ..., seed: _Optional[int] = ..., rules: _Optional[_Union[_bot_pb2.RuleSet, _Mapping]] = ..., engine_version: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[MatchSeat, _Mapping]]] = ..., winner: _Optional[int] = ..., hands_played: _Optional[int] = ..., termination: _Optional[_Union[_bot_pb2.Termination, str]] = ..., detail: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rated: _Optional[bool] = ..., unrated_reason: _Optional[str] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("seat", "kind", "double_nil", "draw", "exchange", "bid", "play", "elapsed_us", "fault")
