@@ -287,3 +287,17 @@ def game_index(points: float) -> int:
     if not 0 <= index <= 2 or index != points * 2:
         raise StatsError(f"a match scores 0, 0.5 or 1 point, got {points}")
     return index
+
+
+def fisher_exact_greater(a: int, b: int, c: int, d: int) -> float:
+    """One-sided Fisher's exact test of the 2x2 table ``[[a, b], [c, d]]``: the probability,
+    with the margins fixed, of a top-left count at least ``a`` (the odds ratio is greater than
+    1). Exact in integers (the hypergeometric tail), so it is right for the small counts it is
+    used on; equals ``scipy.stats.fisher_exact(table, alternative="greater").pvalue``."""
+    if min(a, b, c, d) < 0:
+        raise StatsError(f"a 2x2 table holds counts >= 0, got {[[a, b], [c, d]]}")
+    row, col, n = a + b, a + c, a + b + c + d
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(col, k) * math.comb(n - col, row - k) for k in range(a, min(row, col) + 1))
+    return min(1.0, tail / math.comb(n, row))

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.ladder import LADDER_KEY, Ladder, LadderSettings
+from arena.ladder.runner import describe_status
 from arena.referee import Termination
 from arena.rules.ruleset import RuleSet
 from arena.store import Store
@@ -75,19 +76,175 @@ def test_new_bot_first_duplicate_pairs_on_secret_seeds(sqlite_url: str) -> None:
         assert {e["bot"] for e in status["entrants"]} == {"random", "heuristic", "cautious"}
 
 
-def test_a_bot_that_keeps_failing_is_paused_with_its_reason(sqlite_url: str) -> None:
+def test_a_bot_that_cannot_start_is_paused_at_once_and_gives_no_win(sqlite_url: str) -> None:
     with Store.open(sqlite_url) as store:
-        register_directory(store, SAMPLES / "random")
+        random_bot = register_directory(store, SAMPLES / "random")
         broken = register_directory(store, BOTS / "runtime_exits_at_once")
         settings = LadderSettings(max_pairs=3, rules=FAST, pause_after=2, seed=2)
         Ladder(store, settings).run(threading.Event())
         pauses = store.ladder_pauses()
         assert list(pauses) == [broken.version_id]
-        assert "forfeited its last 2 ladder matches" in pauses[broken.version_id]["reason"]
-        # Paused, it leaves a field of one: nothing more is scheduled.
-        assert len(ladder_tournaments(store)) == 1
+        # Paused after its first pair, not after pause_after forfeits: it never started.
+        assert pauses[broken.version_id]["kind"] == "not_started"
+        reason = pauses[broken.version_id]["reason"]
+        assert reason.startswith("runtime_exits_at_once could not start: ")
+        assert "exited during startup" in reason
+        (pair,) = ladder_tournaments(store)
+        matches = store.list_matches(tournament_id=pair.id)
+        assert len(matches) == 2
+        # Recorded, unrated for both: its opponent wins nothing it did not play for.
+        assert all(not m.rated and m.unrated_reason == "not_started" for m in matches)
+        assert store.rating(random_bot.version_id).wins == 0
         status = store.ladder_status()
         assert status is not None and status["paused"][0]["bot"].startswith(broken.name)
+
+
+def test_a_new_version_of_a_bot_that_could_not_start_must_start_first(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """A new version does not lift a pause it has not earned: it is started alone once, and
+    paused at once (no opponent's time spent) if it cannot start either; one that starts
+    plays."""
+    import shutil
+
+    folder = tmp_path / "flaky"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "flaky"\ncommand = ["{python}", "bot.py"]\n')
+    (folder / "bot.py").write_text("import sys\nsys.exit('flaky: not today')\n")
+    with Store.open(sqlite_url) as store:
+        register_directory(store, SAMPLES / "random")
+        first = register_directory(store, folder)
+        store.pause_ladder_version(first.version_id, "could not start: …", "t", kind="not_started")
+        (folder / "note.txt").write_text("v2: still broken")
+        second = register_directory(store, folder)
+        checked: list[str] = []
+
+        def check(source: str) -> None:
+            checked.append(source)
+            from arena.runtime.start_check import check_starts
+
+            check_starts(source, sandbox="off")
+
+        ladder = Ladder(store, LadderSettings(max_pairs=1, rules=FAST), start_check=check)
+        ladder.run(threading.Event())
+        assert checked == [second.source]
+        paused = store.ladder_pauses()[second.version_id]
+        assert paused["kind"] == "not_started" and "flaky: not today" in paused["reason"]
+        assert ladder_tournaments(store) == []  # nobody played against it
+        # A third version that starts is let in, and plays.
+        shutil.copy(SAMPLES / "random" / "bot.py", folder / "bot.py")
+        third = register_directory(store, folder)
+        Ladder(store, LadderSettings(max_pairs=1, rules=FAST), start_check=check).run(
+            threading.Event()
+        )
+        assert checked[-1] == third.source
+        assert third.version_id not in store.ladder_pauses()
+        assert len(ladder_tournaments(store)) == 1
+
+
+def test_a_bot_that_keeps_forfeiting_is_paused_with_its_reason(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    from bot_process import standalone_bot
+
+    with Store.open(sqlite_url) as store:
+        register_directory(store, SAMPLES / "random")
+        cheat = register_directory(store, standalone_bot(BOTS / "hostile_illegal", tmp_path))
+        settings = LadderSettings(max_pairs=3, rules=FAST, pause_after=2, seed=2)
+        Ladder(store, settings).run(threading.Event())
+        pauses = store.ladder_pauses()
+        assert list(pauses) == [cheat.version_id]
+        assert pauses[cheat.version_id]["kind"] == "faults"
+        assert "forfeited its last 2 ladder matches" in pauses[cheat.version_id]["reason"]
+        assert len(ladder_tournaments(store)) == 1
+
+
+def _owned(store: Store, folder: Path, token_id: int | None) -> int:
+    """Register the bot in ``folder`` as owned by a token (as a submission would)."""
+    from arena.runtime import bot_content_hash, load_manifest
+
+    name = load_manifest(folder).name
+    return store.register_bot_version(
+        name, "1.0", bot_content_hash(folder), str(folder.resolve()), owner_token_id=token_id
+    ).id
+
+
+def _renamed(folder: Path, name: str, into: Path) -> Path:
+    import re
+    import shutil
+
+    target = into / name
+    shutil.copytree(folder, target)
+    manifest = target / "bot.toml"
+    manifest.write_text(re.sub(r'(?m)^name = ".*"$', f'name = "{name}"', manifest.read_text()))
+    return target
+
+
+def test_one_owners_bots_never_meet_and_at_most_n_take_part(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    with Store.open(sqlite_url) as store:
+        alice = store.verify_token(store.create_token("alice"))
+        assert alice is not None
+        mine = [
+            _owned(store, _renamed(SAMPLES / "random", f"alice{i}", tmp_path), alice.id)
+            for i in range(4)
+        ]
+        house = [
+            register_directory(store, SAMPLES / n).version_id for n in ("heuristic", "cautious")
+        ]
+        ladder = Ladder(store, LadderSettings(max_pairs=2, rules=FAST, seed=3, concurrency=2))
+        entrants = ladder.entrants()
+        assert sum(e.version_id in mine for e in entrants) == 2  # per_owner defaults to 2
+        ladder.run(threading.Event())
+        for t in ladder_tournaments(store):
+            versions = {b["version_id"] for b in t.config["bots"]}
+            assert not versions <= set(mine), "two of alice's bots were paired"
+            assert versions & set(house)
+        status = store.ladder_status()
+        assert status is not None and status["per_owner"] == 2
+        assert len(status["waiting"]) == 2
+        assert all("at most 2 at once" in w["why"] for w in status["waiting"])
+        assert "waiting (one owner's bots beyond its share):" in describe_status(status)
+
+
+def _told(log_dir: Path) -> list[str]:
+    """What the shill wrote it was told, in its logs."""
+    import re
+
+    return sorted(
+        told
+        for f in log_dir.rglob("*.log")
+        for told in re.findall(r"told opponent: ('[^'\n]*')", f.read_text(errors="replace"))
+    )
+
+
+@pytest.mark.parametrize("reveal", [False, True])
+def test_ladder_opponents_are_anonymous_unless_revealed(
+    sqlite_url: str, tmp_path: Path, reveal: bool
+) -> None:
+    """The shill throws its matches only against a bot named "star" (the issue's case): on
+    the ladder it is not told whom it plays, and so cannot; told (the organiser's option, the
+    control), it throws both games."""
+    from bot_process import standalone_bot
+
+    with Store.open(sqlite_url) as store:
+        shill = register_directory(store, standalone_bot(BOTS / "shill", tmp_path))
+        register_directory(store, _renamed(SAMPLES / "random", "star", tmp_path))
+        logs = tmp_path / "logs"
+        settings = LadderSettings(max_pairs=1, rules=FAST, reveal_opponents=reveal)
+        Ladder(store, settings, logs=logs).run(threading.Event())
+        (pair,) = ladder_tournaments(store)
+        assert pair.config["anonymous_opponents"] is (not reveal)
+        matches = store.list_matches(tournament_id=pair.id)
+        thrown = [m for m in matches if m.termination is Termination.FORFEIT_ERROR_STATUS]
+        if reveal:
+            assert _told(logs) == ["'star'", "'star'"]
+            assert len(thrown) == 2
+        else:
+            assert _told(logs) == ["''", "''"]
+            assert thrown == []
+            assert store.rating(shill.version_id).faults == 0
 
 
 def arena(*args: str) -> list[str]:

@@ -85,3 +85,20 @@ def test_a_newcomer_is_placed_within_a_few_pairs() -> None:
         skills, settle_pairs=120, sigma_target=2.0, max_pairs=40, seed=3
     )
     assert pairs is not None and pairs <= 15
+
+
+def test_one_owners_bots_are_never_paired() -> None:
+    """The issue's field: one owner's 4 fresh bots beside 8 settled bots of others. Fresh
+    bots have the highest priority among themselves; none of their pairs may be ranked."""
+    settled = [
+        Entrant(i, f"s{i}", 20.0 + i, 1.5, pairs=30, last_pair=90 + i, owner=100 + i)
+        for i in range(8)
+    ]
+    fresh = [Entrant(50 + i, f"f{i}", 25.0, 25.0 / 3, owner=7) for i in range(4)]
+    ranked = Matchmaker().rank([*settled, *fresh], {}, next_pair=100)
+    assert ranked and all(not (c.a.owner == c.b.owner == 7) for c in ranked)
+    assert all(7 in (c.a.owner, c.b.owner) for c in ranked[:6])  # the fresh ones still first
+    # The organiser's bots (no owner) do meet each other.
+    house = [Entrant(i, f"h{i}", 25.0, 3.0) for i in range(2)]
+    assert len(Matchmaker().rank(house, {}, next_pair=0)) == 1
+    assert Matchmaker().rank(fresh, {}, next_pair=0) == []

@@ -21,6 +21,7 @@ from arena.stats import (
     StatsError,
     elo_to_score,
     estimate,
+    fisher_exact_greater,
     game_index,
     llr,
     pair_index,
@@ -207,3 +208,30 @@ def test_sprt_error_rates_by_simulation() -> None:
     # ... and the test has power: far from the bounds it is almost never wrong.
     assert run_sprts(-30, sprt, 100, seed=3)["H1"] <= 1
     assert run_sprts(90, sprt, 100, seed=4)["H0"] <= 1
+
+
+@pytest.mark.parametrize(
+    ("table", "expected"),
+    [
+        # The lady tasting tea (Fisher 1935): 17/70.
+        (((3, 1), (1, 3)), 17 / 70),
+        # scipy.stats.fisher_exact(table, alternative="greater").pvalue (scipy 1.17.1).
+        (((8, 2), (1, 5)), 0.024475524475524483),
+        (((4, 0), (0, 40)), 7.366428239939299e-06),
+        (((5, 5), (2, 60)), 0.00033240701535695004),
+        (((10, 0), (3, 200)), 6.690839871075459e-15),
+        (((4, 0), (1, 20)), 0.0003952569169960475),
+        (((0, 4), (3, 30)), 1.0),
+        (((0, 0), (0, 0)), 1.0),
+    ],
+)
+def test_fisher_exact_greater_matches_known_values(
+    table: tuple[tuple[int, int], tuple[int, int]], expected: float
+) -> None:
+    (a, b), (c, d) = table
+    assert fisher_exact_greater(a, b, c, d) == pytest.approx(expected, rel=1e-12)
+
+
+def test_fisher_exact_refuses_negative_counts() -> None:
+    with pytest.raises(StatsError, match="counts >= 0"):
+        fisher_exact_greater(1, -1, 0, 0)

@@ -60,6 +60,20 @@ def run(
     ] = None,
     rules: RulesOption = None,
     sandbox: SandboxOption = None,
+    per_owner: Annotated[
+        int,
+        typer.Option(
+            "--per-owner",
+            help="At most this many bots of one owner take part at once; the rest wait.",
+        ),
+    ] = 2,
+    reveal_opponents: Annotated[
+        bool,
+        typer.Option(
+            "--reveal-opponents",
+            help="Tell bots their opponent's name (off: rated play is anonymous).",
+        ),
+    ] = False,
 ) -> None:
     """Play the ladder on the local database until Ctrl-C (or --max-pairs new pairs)."""
     handler = logging.StreamHandler()
@@ -77,6 +91,8 @@ def run(
         seed=seed,
         rules=parse_rules(rules),
         sandbox=check_sandbox(sandbox),
+        per_owner=per_owner,
+        reveal_opponents=reveal_opponents,
     )
     stop = threading.Event()
 

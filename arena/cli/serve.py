@@ -138,6 +138,20 @@ def serve(
             help="With --ladder: comma-separated bot names (default: every registered bot).",
         ),
     ] = None,
+    ladder_per_owner: Annotated[
+        int,
+        typer.Option(
+            "--ladder-per-owner",
+            help="With --ladder: at most N bots of one owner take part at once.",
+        ),
+    ] = 2,
+    ladder_reveal_opponents: Annotated[
+        bool,
+        typer.Option(
+            "--ladder-reveal-opponents",
+            help="With --ladder: tell bots their opponent's name (off: anonymous).",
+        ),
+    ] = False,
     web: Annotated[
         str | None,
         typer.Option(
@@ -209,6 +223,8 @@ def serve(
                     concurrency=ladder_concurrency,
                     daily_budget=ladder_daily_budget,
                     bots=tuple(b.strip() for b in (ladder_bots or "").split(",") if b.strip()),
+                    per_owner=ladder_per_owner,
+                    reveal_opponents=ladder_reveal_opponents,
                 )
                 if ladder
                 else None

@@ -49,6 +49,9 @@ class Entrant:
     """Duplicate pairs this version has played on the ladder."""
     last_pair: int = -1
     """Index (in ladder pair order, from 0) of the last pair it played; -1 for never."""
+    owner: int | None = None
+    """Its owner (a member's token id; None for the organiser's bots): two bots of one owner
+    are never paired (docs/ladder.md, "One owner's bots")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +92,7 @@ class Matchmaker:
         next_pair: int,
         busy: frozenset[int] = frozenset(),
     ) -> list[Choice]:
-        """Every pair of entrants not in ``busy``, best first.
+        """Every pair of entrants not in ``busy`` and not of one owner, best first.
 
         ``played`` counts the pairs already played by each pair of version ids; ``next_pair`` is
         the index the chosen pair will have (for how long each bot has waited).
@@ -101,6 +104,8 @@ class Matchmaker:
         fair_share = max(1.0, 2.0 * sum(played.values()) / max(1, n * (n - 1)))
         choices = []
         for a, b in combinations(free, 2):
+            if a.owner is not None and a.owner == b.owner:
+                continue  # one owner's bots: a result between them is evidence of nothing
             ra = self._env.create_rating(a.mu, a.sigma)
             rb = self._env.create_rating(b.mu, b.sigma)
             uncertainty = a.sigma**2 + b.sigma**2
@@ -123,10 +128,11 @@ class Matchmaker:
         rng: random.Random,
         busy: frozenset[int] = frozenset(),
     ) -> Choice | None:
-        """The pair to play next (a seeded draw among equal best), or None below two bots."""
+        """The pair to play next (a seeded draw among equal best), or None when no pair may
+        play."""
         ranked = self.rank(entrants, played, next_pair=next_pair, busy=busy)
         if not ranked:
-            return None
+            return None  # fewer than two free bots, or only one owner's
         best = ranked[0].priority
         tied = [c for c in ranked if math.isclose(c.priority, best, rel_tol=1e-9)]
         return tied[rng.randrange(len(tied))]

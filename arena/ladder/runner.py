@@ -8,9 +8,13 @@ with its rating update, and a ladder killed at any moment resumes the pairs it h
 before it chooses new ones (nothing recorded is lost or counted twice).
 
 Who takes part: the latest version of every registered bot (or of the bots named), less those
-paused. A version whose last ``pause_after`` ladder matches were all forfeited by it (a crash, a
-start that failed, a timeout…) is paused with the reason; a new version of the bot takes part
-afresh. Old versions leave the ladder when a new one arrives; their ratings stay.
+paused, and at most ``per_owner`` bots of one owner at once (the rest wait, and the status says
+why); two bots of one owner are never paired. A version that could not start is paused at once;
+one whose last ``pause_after`` ladder matches were all forfeited by it (a crash, a timeout…) is
+paused with the reason. A new version of a bot takes part afresh, except after a pause for not
+starting: it must first start once on its own (``arena.runtime.start_check``). Old versions
+leave the ladder when a new one arrives; their ratings stay. Bots are not told whom they play
+unless ``reveal_opponents``.
 """
 
 from __future__ import annotations
@@ -30,10 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.ladder.collusion import MatchFacts, collusion_flags
 from arena.ladder.matchmaking import Choice, Entrant, Matchmaker
 from arena.referee import FaultPolicy
+from arena.referee.record import Termination
 from arena.rules.ruleset import RuleSet
-from arena.store import GameStatus, Store, TournamentStatus
+from arena.store import BotInfo, GameStatus, Store, TournamentStatus
 from arena.store.rating_order import ORDER_KEY, RECORDED
 from arena.tournament import TournamentSettings, create_tournament_of, run_tournament
 from arena.tournament.botlogs import tournament_log_dir
@@ -43,6 +49,10 @@ log = logging.getLogger(__name__)
 
 LADDER_KEY = "ladder"
 """The key in a tournament's stored config that makes it a ladder pair."""
+NOT_STARTED = "not_started"
+"""A pause's kind: the version could not start (a new version must start once to play)."""
+FAULTS = "faults"
+"""A pause's kind: the version forfeited its last ``pause_after`` ladder matches."""
 DAY_S = 24 * 3600.0
 
 
@@ -71,6 +81,10 @@ class LadderSettings:
     """Stop after this many new pairs (benchmarks and tests); None for ever."""
     sandbox: str | None = None
     """How the bots run (auto, on, off; ``arena.sandbox``), as in tournaments."""
+    per_owner: int = 2
+    """At most this many bots of one owner (a member token) take part at once."""
+    reveal_opponents: bool = False
+    """Tell each bot its opponent's name; off, rated play is anonymous (docs/protocol.md)."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.concurrency <= 64:
@@ -82,6 +96,10 @@ class LadderSettings:
             )
         if not 1 <= self.pause_after <= 1000:
             raise LadderError(f"ladder pause-after must be 1 to 1000, got {self.pause_after}")
+        if not 1 <= self.per_owner <= 1000:
+            raise LadderError(
+                f"ladder bots per owner must be 1 to 1000, got {self.per_owner}"
+            )
 
 
 @dataclass
@@ -103,8 +121,16 @@ class Ladder:
         start_bot: Callable[..., Any] | None = None,
         executor: Callable[..., Any] | None = None,
         logs: Path | None = None,
+        start_check: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
+        self._start_check = start_check
+        """Starts a bot folder once and raises ``ArenaError`` if it cannot start; by default
+        ``arena.runtime.start_check.check_starts`` with the ladder's sandbox."""
+        self._cleared: set[int] = set()
+        """New versions of bots paused for not starting that have since started once."""
+        self._waiting: list[dict[str, Any]] = []
+        self._flags: list[dict[str, Any]] = []
         self.settings = settings or LadderSettings()
         self._start_bot = start_bot
         self._executor = executor
@@ -130,6 +156,7 @@ class Ladder:
 
     def run(self, stop: threading.Event) -> None:
         unfinished = self._load_history()
+        self._update_flags()
         with ThreadPoolExecutor(
             max_workers=self.settings.concurrency, thread_name_prefix="ladder"
         ) as pool:
@@ -227,29 +254,80 @@ class Ladder:
                 self._finished_at.append(now)
         for version in pair.versions:
             self._check_faults(version)
+        self._update_flags()
 
     # -- choosing ----------------------------------------------------------------------------
 
     def entrants(self) -> list[Entrant]:
-        """The versions taking part now, with their ratings and ladder counts."""
+        """The versions taking part now, with their ratings and ladder counts (at most
+        ``per_owner`` of one owner: the rest wait, ``status()["waiting"]`` says why)."""
         wanted = set(self.settings.bots)
         pauses = self.store.ladder_pauses()
         ratings = self.store.ratings()
         mu0, sigma0 = self.store.rating_config.mu, self.store.rating_config.sigma
-        out = []
+        candidates = []
         for bot in self.store.list_bots():
             if (wanted and bot.name not in wanted) or not bot.versions:
                 continue
             v = bot.latest
-            if v.id in pauses:
+            if v.id in pauses or not self._may_start(bot, pauses):
                 continue
+            candidates.append(v)
+        owners = self.store.fair_play_owners(v.id for v in candidates)
+        with self._lock:
+            busy = {v for p in self._playing.values() for v in p.versions}
+        # One owner's bots beyond ``per_owner`` wait: those in play first (they take part
+        # now), then those that played fewest pairs, then the oldest; the others take their
+        # turn as these play.
+        order = sorted(
+            candidates, key=lambda v: (v.id not in busy, self._pairs_of[v.id], v.id)
+        )
+        taken: dict[int, int] = {}
+        out, waiting = [], []
+        for v in order:
+            owner = owners.get(v.id)
+            if owner is not None:
+                if taken.get(owner, 0) >= self.settings.per_owner:
+                    waiting.append({
+                        "bot": v.name, "version_id": v.id,
+                        "why": f"its owner has {self.settings.per_owner} bots taking part "
+                        f"already (at most {self.settings.per_owner} at once); it takes its "
+                        "turn as they play",
+                    })  # fmt: skip
+                    continue
+                taken[owner] = taken.get(owner, 0) + 1
             r = ratings.get(v.id)
             mu, sigma = (r.mu, r.sigma) if r is not None else (mu0, sigma0)
             out.append(
-                Entrant(v.id, bot.name, mu, sigma, self._pairs_of[v.id],
-                        self._last_pair.get(v.id, -1))
+                Entrant(v.id, v.name, mu, sigma, self._pairs_of[v.id],
+                        self._last_pair.get(v.id, -1), owner)
             )
-        return out
+        self._waiting = waiting
+        place = {v.id: i for i, v in enumerate(candidates)}  # the bots' order, by name
+        return sorted(out, key=lambda e: place[e.version_id])
+
+    def _may_start(self, bot: BotInfo, pauses: dict[int, dict[str, Any]]) -> bool:
+        """A new version of a bot paused for not starting plays once it has started alone
+        (it is paused at once if it cannot): a new version does not lift a pause unearned."""
+        v = bot.latest
+        if v.id in self._cleared:
+            return True
+        if not any(
+            pauses.get(old.id, {}).get("kind") == NOT_STARTED for old in bot.versions[:-1]
+        ):
+            return True
+        try:
+            if self._start_check is not None:
+                self._start_check(v.source)
+            else:
+                from arena.runtime.start_check import check_starts
+
+                check_starts(v.source, sandbox=self.settings.sandbox)
+        except ArenaError as exc:
+            self._pause(v.id, v.name, f"could not start: {exc}", kind=NOT_STARTED)
+            return False
+        self._cleared.add(v.id)
+        return True
 
     def _next_pair(self) -> _Pair | None:
         if self._over_budget():
@@ -295,6 +373,7 @@ class Ladder:
             move_timeout_ms=self.settings.move_timeout_ms,
             policy=self.settings.policy,
             rules=self.settings.rules,
+            anonymous_opponents=not self.settings.reveal_opponents,
         )
         reason = choice.reason()
         tid = create_tournament_of(
@@ -353,6 +432,15 @@ class Ladder:
             )
             if m.tournament_id in self._ladder_tournaments and m.termination.value != "aborted"
         ][:n]
+        if recent and recent[0].termination is Termination.FORFEIT_NO_START:
+            m = recent[0]
+            seat = 0 if m.seat_versions[0] == version_id else 1
+            if m.faults[seat]:  # it is the one that did not start: paused at once
+                self._pause(
+                    version_id, m.players[seat], m.detail or "it could not start",
+                    kind=NOT_STARTED,
+                )
+                return
         if len(recent) < n:
             return
         reasons = []
@@ -368,13 +456,26 @@ class Ladder:
             f"forfeited its last {n} ladder matches; the last: {reasons[0]}",
         )
 
-    def _pause(self, version_id: int, name: str, reason: str) -> None:
+    def _pause(self, version_id: int, name: str, reason: str, *, kind: str = FAULTS) -> None:
         if version_id in self.store.ladder_pauses():
             return
         log.warning("ladder: %s paused: %s", name, reason)
         self.store.pause_ladder_version(
-            version_id, reason, datetime.now(UTC).isoformat(timespec="seconds")
+            version_id, reason, datetime.now(UTC).isoformat(timespec="seconds"), kind=kind
         )
+
+    def _update_flags(self) -> None:
+        """The collusion flags (``collusion.py``) over every recorded match, for the status."""
+        facts = []
+        for m in self.store.list_matches():
+            if m.termination is Termination.ABORTED:
+                continue
+            bots = (m.players[0].split("@")[0], m.players[1].split("@")[0])
+            by = None
+            if m.termination.is_forfeit and m.winner is not None:
+                by = 1 - m.winner
+            facts.append(MatchFacts(bots, by))
+        self._flags = [f.to_dict() for f in collusion_flags(facts)]
 
     def _cancel(self, pair: _Pair, reason: str) -> None:
         with contextlib.suppress(ArenaError):
@@ -411,6 +512,10 @@ class Ladder:
         ]
         return {
             "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "per_owner": self.settings.per_owner,
+            "anonymous_opponents": not self.settings.reveal_opponents,
+            "waiting": list(self._waiting),
+            "flags": list(self._flags),
             "pairs_scheduled": self._pair_count,
             "matches_last_24h": len(self._finished_at),
             "daily_budget": self.settings.daily_budget,
@@ -454,7 +559,13 @@ def describe_status(status: dict[str, Any] | None) -> Sequence[str]:
         f"  {e['bot']:<20} mu {e['mu']:7.2f}  sigma {e['sigma']:5.2f}  pairs {e['pairs']}"
         for e in status["entrants"]
     ]
+    if status.get("waiting"):
+        lines.append("waiting (one owner's bots beyond its share):")
+        lines += [f"  {w['bot']}: {w['why']}" for w in status["waiting"]]
     if status["paused"]:
         lines.append("paused:")
         lines += [f"  {p['bot']}: {p['reason']} (since {p['at']})" for p in status["paused"]]
+    if status.get("flags"):
+        lines.append("flagged for the organiser (forfeits concentrated on one opponent):")
+        lines += [f"  {f['why']}" for f in status["flags"]]
     return lines

@@ -433,9 +433,11 @@ class _Referee:
         stop: threading.Event | None,
         on_hand: Callable[[HandResult], None] | None,
         sessions: bool = True,
+        reveal_opponents: bool = True,
     ) -> None:
         if len(bots) != 2:
             raise ValueError(f"a match needs exactly two bots, got {len(bots)}")
+        self.reveal_opponents = reveal_opponents
         self.seed = seed
         self.rules = rules
         self.clock = clock
@@ -633,14 +635,15 @@ class _Referee:
 
     def _notify_start(self) -> tuple[int | None, Termination, str] | None:
         s0, s1 = self.seats
+        told = (s1.name, s0.name) if self.reveal_opponents else ("", "")
         return self._notify(
             "StartMatch",
             (
                 start_match_request(
-                    self.match_id, 0, self.rules, s1.name, self.clock
+                    self.match_id, 0, self.rules, told[0], self.clock
                 ).SerializeToString(),
                 start_match_request(
-                    self.match_id, 1, self.rules, s0.name, self.clock
+                    self.match_id, 1, self.rules, told[1], self.clock
                 ).SerializeToString(),
             ),
         )
@@ -712,6 +715,7 @@ def play_match(
     stop: threading.Event | None = None,
     on_hand: Callable[[HandResult], None] | None = None,
     sessions: bool = True,
+    reveal_opponents: bool = True,
 ) -> MatchResult:
     """Play one match of ``bots[0]`` (seat 0) against ``bots[1]`` (seat 1) from ``seed``.
 
@@ -722,9 +726,12 @@ def play_match(
     A seat whose bot serves ``PlaySession`` plays over one stream unless ``sessions`` is False
     (``arena.referee.session``), the other over the unary RPCs. The match is played in the
     caller's thread, its sessions on gRPC's C-core calls (``arena.referee.core_session``).
-    Safe to run in many threads at once: a match shares nothing with another."""
+    Safe to run in many threads at once: a match shares nothing with another.
+    With ``reveal_opponents`` False, ``StartMatchRequest.opponent`` is empty: in rated play a
+    bot that knows whom it plays can throw its matches to a friend (docs/protocol.md)."""
     referee = _Referee(
-        bots, seed, rules, clock, policy, match_id or new_match_id(), stop, on_hand, sessions
+        bots, seed, rules, clock, policy, match_id or new_match_id(), stop, on_hand, sessions,
+        reveal_opponents,
     )
     return referee.run()
 

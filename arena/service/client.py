@@ -117,6 +117,7 @@ class ArenaClient:
         time_bank_ms: int = 0,
         max_faults: int = 0,
         deals: pb.DealMode.ValueType = pb.DEAL_MODE_UNSPECIFIED,
+        reveal_opponents: bool = False,
     ) -> pb.Tournament:
         request = pb.StartTournamentRequest(
             bots=list(bots),
@@ -127,6 +128,7 @@ class ArenaClient:
             time_bank_ms=time_bank_ms,
             max_faults=max_faults,
             deals=deals,
+            reveal_opponents=reveal_opponents,
         )
         if seed is not None:
             request.seed = seed

@@ -223,6 +223,12 @@ class TournamentManager:
                     f"bad bot {shown!r}: name a submitted bot (name or name@version)"
                 ) from None
             names.append(name)
+        if request.reveal_opponents and not caller.admin:
+            raise PolicyError(
+                "only an admin may tell bots their opponents' names in a rated tournament (a "
+                "bot that knows whom it plays can throw its matches to a friend): leave "
+                "reveal_opponents unset"
+            )
         if request.HasField("seed") and not caller.admin:
             raise PolicyError(
                 "the server chooses the deal seed of a rated tournament (a seed known in "
@@ -273,6 +279,7 @@ class TournamentManager:
             deals=DealMode(deals_from_pb(request.deals) or "duplicate"),
             names_only=True,
             origin="service",
+            anonymous_opponents=not request.reveal_opponents,
         )
         with self._starting:  # one start at a time: the running counts below stay true
             self._check_running_quota(caller)

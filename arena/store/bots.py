@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError, NotOwnerError, StoreError, not_owner_message
 from arena.store.models import ApiToken, Bot, BotVersion, Rating
+from arena.store.rated import member_owners
 from arena.store.rows import BotInfo, BotVersionInfo
 
 
@@ -123,6 +126,12 @@ class BotsMixin(StoreCore):
             )
             for b in bots
         ]
+
+    def fair_play_owners(self, version_ids: Iterable[int]) -> dict[int, int | None]:
+        """Each version's owner for the fair-play rules (``arena.store.rated``): a member
+        token's id, or None for the organiser's bots (registered locally, or an admin's)."""
+        with self._read() as s:
+            return member_owners(s, version_ids)
 
     def list_versions(self, name: str) -> list[BotVersionInfo]:
         latest = self.get_bot_version(name)

@@ -18,15 +18,19 @@ class LadderStateMixin(StoreCore):
     """The ladder's pauses and its last published status."""
 
     def ladder_pauses(self) -> dict[int, dict[str, Any]]:
-        """Paused bot versions by id: ``{"reason": …, "at": …}`` each."""
+        """Paused bot versions by id: ``{"reason": …, "at": …, "kind": …}`` each."""
         raw = self._setting(LADDER_PAUSES_KEY) or {}
         return {int(k): dict(v) for k, v in raw.items()}
 
-    def pause_ladder_version(self, version_id: int, reason: str, at: str) -> None:
+    def pause_ladder_version(
+        self, version_id: int, reason: str, at: str, *, kind: str = "faults"
+    ) -> None:
+        """Pause a version on the ladder; ``kind`` says why in a word (``faults``, or
+        ``not_started``: a new version of the bot must then start once before it plays)."""
         with self._write() as s:
             row = s.get(Setting, LADDER_PAUSES_KEY, populate_existing=True)
             value = dict(row.value) if row is not None else {}
-            value[str(version_id)] = {"reason": reason[:500], "at": at}
+            value[str(version_id)] = {"reason": reason[:500], "at": at, "kind": kind}
             _put(s, row, LADDER_PAUSES_KEY, value)
 
     def unpause_ladder_version(self, version_id: int) -> None:

@@ -66,13 +66,16 @@ def end_marker(match_id: str) -> str:
     return f"{MARK_PREFIX}EndMatch {match_id} "
 
 
-def mark_start(bots: Sequence[Any], match_id: str) -> None:
-    """Write ``StartMatch`` into each seat's log (bots without a log are skipped)."""
+def mark_start(bots: Sequence[Any], match_id: str, *, reveal_opponents: bool = True) -> None:
+    """Write ``StartMatch`` into each seat's log (bots without a log are skipped); the
+    opponent's name only where bots are told it (a log is read while the match is on)."""
     for seat, bot in enumerate(bots):
         path = getattr(bot, "log_path", None)
         if path is not None:
-            opponent = getattr(bots[1 - seat], "name", "?")
-            mark_log(path, f"StartMatch {match_id} seat {seat} against {opponent}")
+            against = (
+                f" against {getattr(bots[1 - seat], 'name', '?')}" if reveal_opponents else ""
+            )
+            mark_log(path, f"StartMatch {match_id} seat {seat}{against}")
 
 
 def mark_end(bots: Sequence[Any], match_id: str, result: Any | None) -> None:

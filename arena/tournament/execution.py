@@ -37,6 +37,8 @@ class TournamentConfig(Protocol):
     def clock(self) -> Any: ...
     @property
     def policy(self) -> Any: ...
+    @property
+    def anonymous_opponents(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +101,10 @@ def play_game(
             detail=detail, rules=config.rules, match_id=mid,
         )
     bots = (conns[0], conns[1])
-    mark_start(bots, mid)  # a line in each bot's log: which match its next lines belong to
+    reveal = not config.anonymous_opponents
+    # A line in each bot's log: which match its next lines belong to (and against whom, when
+    # bots are told).
+    mark_start(bots, mid, reveal_opponents=reveal)
     result = None
     try:
         result = play_match(
@@ -110,6 +115,7 @@ def play_game(
             policy=config.policy,
             match_id=mid,
             stop=abort,
+            reveal_opponents=reveal,
         )
     finally:
         mark_end(bots, mid, result)

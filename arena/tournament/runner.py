@@ -82,6 +82,9 @@ class TournamentSettings:
     origin: str = "local"
     """Who plays it: ``local`` (the CLI) or ``service`` (a server resumes its own after a
     restart)."""
+    anonymous_opponents: bool = False
+    """Tell no bot its opponent's name (``StartMatchRequest.opponent`` empty): rated play
+    through the service and the ladder; an organiser's local tournament tells names."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ class TournamentConfig:
     compare: CompareSpec | None = None
     """Set for a comparison (tournament kind ``compare``): its stop rule."""
     origin: str = "local"
+    anonymous_opponents: bool = False
+    """Bots are not told whom they play (``TournamentSettings.anonymous_opponents``)."""
 
     @property
     def kind(self) -> str:
@@ -123,6 +128,7 @@ class TournamentConfig:
             "deals": self.deals.value,
             "bot_seed": self.bot_seed,
             "origin": self.origin,
+            "anonymous_opponents": self.anonymous_opponents,
             **extra,
         }
 
@@ -144,6 +150,7 @@ class TournamentConfig:
             bot_seed=int(data["bot_seed"]),
             compare=CompareSpec.from_dict(data["compare"]) if data.get("compare") else None,
             origin=str(data.get("origin", "local")),
+            anonymous_opponents=bool(data.get("anonymous_opponents", False)),
         )
 
     @property
@@ -203,6 +210,7 @@ def create_tournament_of(
         bot_seed=deal_seed(seed, "bots") % 2**31,
         compare=settings.compare,
         origin=settings.origin,
+        anonymous_opponents=settings.anonymous_opponents,
     )
     schedule = build_schedule(len(entrants), settings.games, seed, settings.deals)
     entries = [

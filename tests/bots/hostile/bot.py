@@ -5,7 +5,10 @@ plays the first legal option until its misbehaviour is due. The misbehaviour is 
 argument or $HOSTILE_MODE (the ``tests/bots/hostile_*`` manifests set it); $HOSTILE_AFTER
 (default 5) is how many decisions it answers well first, $HOSTILE_FRACTION the share of the
 limit that ``slow`` uses, $HOSTILE_TIMES (default: no limit) how many decisions it misbehaves
-on. It listens on $ARENA_BOT_ADDRESS, as the runtime sets it.
+on. It listens on $ARENA_BOT_ADDRESS, as the runtime sets it. With $HOSTILE_ONLY_AGAINST it
+misbehaves only in matches whose StartMatch names that opponent (a "shill" throwing its matches
+to its owner's "star"), and plays well in every other; it then writes each StartMatch's
+``told opponent: 'NAME'`` to stderr (its log), so a test sees what the arena told it.
 
 With $HOSTILE_SESSION=1 it also serves PlaySession (and server reflection, which lists it), each
 request of the stream answered by the same handler as its unary RPC, so that every misbehaviour
@@ -66,6 +69,7 @@ AFTER = int(os.environ.get("HOSTILE_AFTER", "5"))
 FRACTION = float(os.environ.get("HOSTILE_FRACTION", "0.7"))
 SLOW_EVERY = int(os.environ.get("HOSTILE_SLOW_EVERY", "1"))
 TIMES = int(os.environ.get("HOSTILE_TIMES", "0")) or None
+ONLY_AGAINST = os.environ.get("HOSTILE_ONLY_AGAINST")
 CARD = parse_card(os.environ["HOSTILE_CARD"]) if MODE == "opponent_card" else None
 
 _lock = threading.Lock()
@@ -73,11 +77,17 @@ _decisions = 0
 _asked = 0
 _misbehaved = 0
 _server: Any = None
+_opponents: dict[str, str] = {}
 
 
-def _due() -> bool:
-    """Count a decision; True once the misbehaviour is due (at most HOSTILE_TIMES times)."""
+def _due(request: Any = None) -> bool:
+    """Count a decision; True once the misbehaviour is due (at most HOSTILE_TIMES times), and
+    with HOSTILE_ONLY_AGAINST only in a match against that opponent."""
     global _decisions, _misbehaved
+    if ONLY_AGAINST is not None and (
+        request is None or _opponents.get(request.match_id) != ONLY_AGAINST
+    ):
+        return False
     with _lock:
         _decisions += 1
         if _decisions <= AFTER or (TIMES is not None and _misbehaved >= TIMES):
@@ -137,14 +147,14 @@ def double_nil(request: pb.DecideDoubleNilRequest, context: grpc.ServicerContext
     _slow(request)
     if MODE == "exchange4":
         return pb.DecideDoubleNilResponse(choice=pb.DOUBLE_NIL_CHOICE_DECLARE)
-    if _due() and (bad := _misbehave(context, request)) is not None:
+    if _due(request) and (bad := _misbehave(context, request)) is not None:
         return bad
     return pb.DecideDoubleNilResponse(choice=pb.DOUBLE_NIL_CHOICE_DECLINE)
 
 
 def draw(request: pb.DrawRequest, context: grpc.ServicerContext) -> Any:
     _slow(request)
-    if _due() and (bad := _misbehave(context, request)) is not None:
+    if _due(request) and (bad := _misbehave(context, request)) is not None:
         return bad
     card = protocol.card_from_pb(request.info.looking_at)
     # Keep spades and low cards: a hand with spades and other suits makes R-4.5 testable.
@@ -156,7 +166,7 @@ def exchange(request: pb.ExchangeRequest, context: grpc.ServicerContext) -> Any:
     _slow(request)
     if MODE == "exchange4":
         return pb.ExchangeResponse(cards=list(request.info.hand)[:4])
-    if _due() and (bad := _misbehave(context, request)) is not None:
+    if _due(request) and (bad := _misbehave(context, request)) is not None:
         return bad
     return pb.ExchangeResponse()
 
@@ -167,7 +177,7 @@ def bid(request: pb.BidRequest, context: grpc.ServicerContext) -> Any:
         return pb.BidResponse(tricks=14)
     if MODE == "bid_neg":
         return pb.BidResponse(tricks=-1)
-    if _due() and (bad := _misbehave(context, request)) is not None:
+    if _due(request) and (bad := _misbehave(context, request)) is not None:
         return bad
     return pb.BidResponse(tricks=request.legal_bids[len(request.legal_bids) // 4])
 
@@ -176,7 +186,7 @@ def play(request: pb.PlayRequest, context: grpc.ServicerContext) -> Any:
     _slow(request)
     legal = _cards(request.legal_cards)
     hand = _cards(request.info.hand)
-    if _due():
+    if _due(request):
         bad = _misbehave(context, request)
         if bad is not None:
             return bad
@@ -215,6 +225,10 @@ def _wrong_card(request: pb.PlayRequest, legal: list[int], hand: list[int]) -> A
 
 
 def start_match(request: pb.StartMatchRequest, context: grpc.ServicerContext) -> Any:
+    _opponents[request.match_id] = request.opponent
+    if ONLY_AGAINST is not None:
+        sys.stderr.write(f"told opponent: {request.opponent!r}\n")  # one write: one line
+        sys.stderr.flush()
     if MODE == "error_start":
         context.abort(grpc.StatusCode.PERMISSION_DENIED, "hostile bot: not playing today")
     if MODE == "sleep_start":
@@ -271,7 +285,7 @@ def play_session(handlers: dict[str, Any]) -> Any:
         for request in requests:
             kind = request.WhichOneof("request")
             response = pb.PlaySessionResponse(seq=request.seq)
-            if MODE == "session_seq" and kind == "draw" and _due():
+            if MODE == "session_seq" and kind == "draw" and _due(request):
                 response.seq += 1
             try:
                 answer = handlers[_SESSION_RPCS[kind]][0](getattr(request, kind), ctx)
@@ -283,7 +297,7 @@ def play_session(handlers: dict[str, Any]) -> Any:
             if isinstance(answer, bytes):
                 yield answer
                 continue
-            if MODE == "session_kind" and kind == "draw" and _due():
+            if MODE == "session_kind" and kind == "draw" and _due(request):
                 response.bid.tricks = 3
             else:
                 getattr(response, kind).CopyFrom(answer)
