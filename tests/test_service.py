@@ -147,6 +147,14 @@ def bot_copy(tmp_path: Path, name: str, extra: str = "") -> Path:
     return target
 
 
+def bump_version(bot: Path, version: str) -> None:
+    """Give the bot in ``bot`` another version label (new content needs one)."""
+    manifest = bot / "bot.toml"
+    manifest.write_text(
+        re.sub(r'(?m)^version = ".*"$', f'version = "{version}"', manifest.read_text())
+    )
+
+
 def data_listing(arena: ArenaProcess) -> list[str]:
     bots = arena.data_dir / "bots"
     return sorted(p.name for p in bots.iterdir()) if bots.exists() else []
@@ -232,6 +240,7 @@ def test_submit_new_version_same_content_and_list(
         assert again.version.content_hash == first.version.content_hash
 
         (bot / "extra.txt").write_text("a change makes a new version")
+        bump_version(bot, "1.1")  # a version label names one build
         second = service.SubmitBot(
             pb.SubmitBotRequest(archive=pack_directory(bot)), metadata=bearer(alice), timeout=30
         )
@@ -358,6 +367,7 @@ def test_another_token_cannot_replace_a_bot(
         versions = client.get_bot("alices-bot").versions
     assert [v.content_hash for v in versions] == [original.version.content_hash]
     assert data_listing(arena) == before
+    bump_version(bot, "1.1")
     with ArenaClient(arena.address, token=alice) as client:
         assert client.submit_bot(bot).created  # the owner may
 

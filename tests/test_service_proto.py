@@ -183,3 +183,27 @@ def test_standings_carry_the_intervals() -> None:
     assert msg.head_to_head[0].pairs == 0
     assert not msg.head_to_head[0].HasField("score_a")
     assert standings_from_pb(msg, 1, 8).head_to_head[0].score_a is None
+
+
+def test_ladder_status_keeps_owners_rules_and_gives_flags_to_admins_only() -> None:
+    from arena.service.convert import ladder_status_from_pb, ladder_status_to_pb
+
+    flag = {
+        "bot": "shill", "opponent": "star", "forfeits_against": 4, "matches_against": 4,
+        "forfeits_others": 0, "matches_others": 20, "p_value": 1 / 10626, "why": "…",
+    }  # fmt: skip
+    status = {
+        "updated_at": "t", "pairs_scheduled": 3, "matches_last_24h": 6, "daily_budget": None,
+        "playing": [], "entrants": [], "paused": [], "per_owner": 2,
+        "anonymous_opponents": True,
+        "waiting": [{"bot": "alice3", "version_id": 7, "why": "its owner has 2 bots …"}],
+        "flags": [flag],
+    }  # fmt: skip
+    for admin in (False, True):
+        wire = pb.GetLadderStatusResponse.FromString(
+            ladder_status_to_pb(status, str, flags=admin).SerializeToString()
+        )
+        back = ladder_status_from_pb(wire)
+        assert back["per_owner"] == 2 and back["anonymous_opponents"] is True
+        assert back["waiting"] == status["waiting"]
+        assert back["flags"] == ([flag] if admin else [])

@@ -66,7 +66,11 @@ def submit(
 
     archive = pack_directory(directory)
     with Store.open(db) as store:
-        submissions = BotSubmissions(store, data_dir_of(db, data_dir), ArchiveLimits())
+        from arena.runtime.start_check import check_starts
+
+        submissions = BotSubmissions(
+            store, data_dir_of(db, data_dir), ArchiveLimits(), start_check=check_starts
+        )
         done = submissions.submit(archive, name=name, owner_only=False)
         bot = next(b for b in store.list_bots() if b.name == done.version.name)
     _print_submitted(

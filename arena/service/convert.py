@@ -321,11 +321,29 @@ def leaderboard_row_from_pb(entry: pb.LeaderboardEntry) -> LeaderboardRow:
 
 
 def ladder_status_to_pb(
-    status: dict[str, Any], public_detail: Callable[[str], str]
+    status: dict[str, Any], public_detail: Callable[[str], str], *, flags: bool = False
 ) -> pb.GetLadderStatusResponse:
     """The ladder's published status (``arena.ladder``) as the service shows it to anyone: a
-    pause's reason through ``public_detail`` (``visibility``: without the bot's own output)."""
+    pause's reason through ``public_detail`` (``visibility``: without the bot's own output);
+    the collusion flags only with ``flags`` (an admin: they are for the organiser)."""
     return pb.GetLadderStatusResponse(
+        per_owner=int(status.get("per_owner") or 0),
+        reveal_opponents=not status.get("anonymous_opponents", True),
+        waiting=[
+            pb.LadderWaiting(bot=w["bot"], version_id=int(w["version_id"]), why=str(w["why"]))
+            for w in status.get("waiting", [])
+        ],
+        flags=[
+            pb.CollusionFlag(
+                bot=f["bot"], opponent=f["opponent"],
+                forfeits_against=int(f["forfeits_against"]),
+                matches_against=int(f["matches_against"]),
+                forfeits_others=int(f["forfeits_others"]),
+                matches_others=int(f["matches_others"]),
+                p_value=float(f["p_value"]), why=str(f["why"]),
+            )
+            for f in (status.get("flags", []) if flags else [])
+        ],
         updated_at=str(status.get("updated_at", "")),
         pairs_scheduled=int(status.get("pairs_scheduled", 0)),
         matches_last_24h=int(status.get("matches_last_24h", 0)),
@@ -367,5 +385,16 @@ def ladder_status_from_pb(msg: pb.GetLadderStatusResponse) -> dict[str, Any]:
         "paused": [
             {"bot": p.bot, "version_id": p.version_id, "reason": p.reason, "at": p.at}
             for p in msg.paused
+        ],
+        "per_owner": msg.per_owner or None,
+        "anonymous_opponents": not msg.reveal_opponents,
+        "waiting": [
+            {"bot": w.bot, "version_id": w.version_id, "why": w.why} for w in msg.waiting
+        ],
+        "flags": [
+            {"bot": f.bot, "opponent": f.opponent, "forfeits_against": f.forfeits_against,
+             "matches_against": f.matches_against, "forfeits_others": f.forfeits_others,
+             "matches_others": f.matches_others, "p_value": f.p_value, "why": f.why}
+            for f in msg.flags
         ],
     }

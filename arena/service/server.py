@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import signal
 import sys
@@ -30,6 +31,7 @@ from grpc_reflection.v1alpha import reflection
 from arena._gen.arena.v1 import arena_pb2, arena_pb2_grpc
 from arena.errors import ArenaError
 from arena.ladder import Ladder, LadderSettings
+from arena.runtime.start_check import check_starts
 from arena.service.archive import ArchiveLimits
 from arena.service.auth import Caller, TokenAuthInterceptor, caller_of
 from arena.service.limits import ServiceLimits, StreamLimitInterceptor, transport_options
@@ -145,7 +147,14 @@ class ArenaServer:
         self._loop_thread.start()
         try:
             data_dir = config.data_dir or default_data_dir(config.db)
-            self.submissions = BotSubmissions(self.store, data_dir, config.limits, config.quotas)
+            self.submissions = BotSubmissions(
+                self.store,
+                data_dir,
+                config.limits,
+                config.quotas,
+                # A submission is started once in the sandbox its matches run in.
+                start_check=functools.partial(check_starts, sandbox=self.sandbox),
+            )
             executor = None
             if config.ray is not None:
                 from arena.distributed import ray_executor_factory

@@ -32,7 +32,7 @@ from arena.service.convert import (
     leaderboard_row_to_pb,
 )
 from arena.service.policy import PolicyError, QuotaError, check_bot_name
-from arena.service.submission import BotSubmissions
+from arena.service.submission import BotSubmissions, VersionTakenError
 from arena.service.tournaments import ShuttingDownError, TournamentManager, TournamentStateError
 from arena.service.visibility import MatchView, SealedError, public_detail
 from arena.store import NotFoundError, NotOwnerError, Store
@@ -47,6 +47,8 @@ MAX_PAGE_SIZE = 1000
 def _status_of(exc: BaseException) -> grpc.StatusCode | None:
     if isinstance(exc, QuotaError):
         return grpc.StatusCode.RESOURCE_EXHAUSTED
+    if isinstance(exc, VersionTakenError):
+        return grpc.StatusCode.ALREADY_EXISTS
     if isinstance(exc, NotOwnerError | PolicyError):
         return grpc.StatusCode.PERMISSION_DENIED
     if isinstance(exc, NotFoundError):
@@ -136,6 +138,7 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
             name=request.name or None,
             owner_token_id=caller.token_id,
             admin=caller.admin,
+            reserved=sample_bot_dirs(),
         )
         bot = self._find_bot(submitted.version.name)
         return pb.SubmitBotResponse(
@@ -317,13 +320,16 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
     async def GetLadderStatus(
         self, request: pb.GetLadderStatusRequest, context: aio.ServicerContext
     ) -> pb.GetLadderStatusResponse:
-        return await self._call(context, "GetLadderStatus", self._ladder_status)
+        return await self._call(
+            context, "GetLadderStatus", self._ladder_status, current_caller()
+        )
 
-    def _ladder_status(self) -> pb.GetLadderStatusResponse:
+    def _ladder_status(self, caller: Caller) -> pb.GetLadderStatusResponse:
         status = self._store.ladder_status()
         if status is None:
             raise NotFoundError("no ladder has run on this server (arena serve --ladder)")
-        return ladder_status_to_pb(status, public_detail)
+        # The collusion flags are the organiser's question, not a public accusation.
+        return ladder_status_to_pb(status, public_detail, flags=caller.admin)
 
 
 MAX_PAGE_OFFSET = 10_000_000

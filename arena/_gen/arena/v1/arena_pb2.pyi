@@ -535,8 +535,38 @@ class LadderPause(_message.Message):
     at: str
     def __init__(self, bot: _Optional[str] = ..., version_id: _Optional[int] = ..., reason: _Optional[str] = ..., at: _Optional[str] = ...) -> None: ...
 
+class LadderWaiting(_message.Message):
+    __slots__ = ("bot", "version_id", "why")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_ID_FIELD_NUMBER: _ClassVar[int]
+    WHY_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    version_id: int
+    why: str
+    def __init__(self, bot: _Optional[str] = ..., version_id: _Optional[int] = ..., why: _Optional[str] = ...) -> None: ...
+
+class CollusionFlag(_message.Message):
+    __slots__ = ("bot", "opponent", "forfeits_against", "matches_against", "forfeits_others", "matches_others", "p_value", "why")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_FIELD_NUMBER: _ClassVar[int]
+    FORFEITS_AGAINST_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_AGAINST_FIELD_NUMBER: _ClassVar[int]
+    FORFEITS_OTHERS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_OTHERS_FIELD_NUMBER: _ClassVar[int]
+    P_VALUE_FIELD_NUMBER: _ClassVar[int]
+    WHY_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    opponent: str
+    forfeits_against: int
+    matches_against: int
+    forfeits_others: int
+    matches_others: int
+    p_value: float
+    why: str
+    def __init__(self, bot: _Optional[str] = ..., opponent: _Optional[str] = ..., forfeits_against: _Optional[int] = ..., matches_against: _Optional[int] = ..., forfeits_others: _Optional[int] = ..., matches_others: _Optional[int] = ..., p_value: _Optional[float] = ..., why: _Optional[str] = ...) -> None: ...
+
 class GetLadderStatusResponse(_message.Message):
-    __slots__ = ("updated_at", "pairs_scheduled", "matches_last_24h", "daily_budget", "playing", "entrants", "paused")
+    __slots__ = ("updated_at", "pairs_scheduled", "matches_last_24h", "daily_budget", "playing", "entrants", "paused", "per_owner", "reveal_opponents", "waiting", "flags")
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     PAIRS_SCHEDULED_FIELD_NUMBER: _ClassVar[int]
     MATCHES_LAST_24H_FIELD_NUMBER: _ClassVar[int]
@@ -544,6 +574,10 @@ class GetLadderStatusResponse(_message.Message):
     PLAYING_FIELD_NUMBER: _ClassVar[int]
     ENTRANTS_FIELD_NUMBER: _ClassVar[int]
     PAUSED_FIELD_NUMBER: _ClassVar[int]
+    PER_OWNER_FIELD_NUMBER: _ClassVar[int]
+    REVEAL_OPPONENTS_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FIELD_NUMBER: _ClassVar[int]
+    FLAGS_FIELD_NUMBER: _ClassVar[int]
     updated_at: str
     pairs_scheduled: int
     matches_last_24h: int
@@ -551,4 +585,8 @@ class GetLadderStatusResponse(_message.Message):
     playing: _containers.RepeatedCompositeFieldContainer[LadderPair]
     entrants: _containers.RepeatedCompositeFieldContainer[LadderEntrant]
     paused: _containers.RepeatedCompositeFieldContainer[LadderPause]
-    def __init__(self, updated_at: _Optional[str] = ..., pairs_scheduled: _Optional[int] = ..., matches_last_24h: _Optional[int] = ..., daily_budget: _Optional[int] = ..., playing: _Optional[_Iterable[_Union[LadderPair, _Mapping]]] = ..., entrants: _Optional[_Iterable[_Union[LadderEntrant, _Mapping]]] = ..., paused: _Optional[_Iterable[_Union[LadderPause, _Mapping]]] = ...) -> None: ...
+    per_owner: int
+    reveal_opponents: bool
+    waiting: _containers.RepeatedCompositeFieldContainer[LadderWaiting]
+    flags: _containers.RepeatedCompositeFieldContainer[CollusionFlag]
+    def __init__(self, updated_at: _Optional[str] = ..., pairs_scheduled: _Optional[int] = ..., matches_last_24h: _Optional[int] = ..., daily_budget: _Optional[int] = ..., playing: _Optional[_Iterable[_Union[LadderPair, _Mapping]]] = ..., entrants: _Optional[_Iterable[_Union[LadderEntrant, _Mapping]]] = ..., paused: _Optional[_Iterable[_Union[LadderPause, _Mapping]]] = ..., per_owner: _Optional[int] = ..., reveal_opponents: _Optional[bool] = ..., waiting: _Optional[_Iterable[_Union[LadderWaiting, _Mapping]]] = ..., flags: _Optional[_Iterable[_Union[CollusionFlag, _Mapping]]] = ...) -> None: ...
