@@ -161,8 +161,14 @@ def test_match_exits_non_zero_when_a_bot_cannot_start(tmp_path: Path) -> None:
     data = json.loads(out)
     assert data["termination"] == "forfeit_no_start" and data["winner"] == 1
     assert data["recorded"] is not None  # the forfeit is recorded all the same
+    # …and rated for nobody: the opponent did not play for its win. Every listing says why.
+    assert data["recorded"]["rated"] is False
+    assert data["recorded"]["unrated_reason"] == "not_started"
     listed = json.loads(arena("match", "list", "--faults", "--json", "--db", db))
     assert listed[0]["termination"] == "forfeit_no_start"
+    assert listed[0]["unrated_reason"] == "not_started"
+    text = arena("match", "list", "--db", db)
+    assert "(not rated: never started (a bot could not start))" in text
 
 
 def test_a_restarted_bot_appends_to_its_log(tmp_path: Path) -> None:

@@ -689,3 +689,22 @@ def test_migration_0003_indexes_matches_by_bot_and_tournament(tmp_path: Path) ->
         )
         assert "COVERING INDEX ix_matches_tournament_id_id" in plan
     engine.dispose()
+
+
+def test_an_unrated_match_says_why_on_its_page_and_in_the_api(
+    arena: Arena, http: httpx.Client
+) -> None:
+    """A match between two bots of one owner is recorded, not rated, and the page says why."""
+    alice = arena.store.verify_token(arena.owner_token)
+    assert alice is not None
+    twin = arena.store.register_bot_version(
+        "owned-twin", "1.0", "e" * 64, "submitted", owner_token_id=alice.id
+    )
+    owned = arena.store.get_bot_version("owned")
+    result = _engine_match(78, RuleSet(max_hands=2), 6)
+    recorded = arena.store.record_match(result, seat_versions=(owned.id, twin.id))
+    assert not recorded.rated
+    data = http.get(f"/api/matches/{result.match_id}").json()
+    assert data["rated"] is False and data["unrated_reason"] == "same_owner"
+    page = http.get(f"/matches/{result.match_id}").text
+    assert "not rated: both bots have one owner" in page
