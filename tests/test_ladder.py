@@ -12,6 +12,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -329,3 +330,36 @@ def test_the_web_bot_page_marks_its_ladder_matches(sqlite_url: str) -> None:
             page = client.get("/bots/random")
     assert page.status_code == 200
     assert page.text.count('<span class="tag">ladder</span>') == 2
+
+
+def test_ladder_status_lists_a_bot_whose_forfeits_concentrate_on_one_opponent(
+    sqlite_url: str, make_result: Any
+) -> None:
+    """The shill threw 4 of 4 matches to the star and none of 20 to others: flagged in the
+    status (and `arena ladder status`), with the test's figures; the star is not."""
+    with Store.open(sqlite_url) as store:
+        ids = {
+            name: store.register_bot_version(name, "1", f"h-{name}", f"/{name}").id
+            for name in ("shill", "star", "a", "b", "c", "d")
+        }
+        seed = iter(range(1, 1000))
+        for _ in range(4):  # seat 1, the shill, forfeits: the star wins
+            thrown = make_result(
+                0, termination=Termination.FORFEIT_ILLEGAL_ACTION, faults=(0, 1), seed=next(seed)
+            )
+            store.record_match(thrown, seat_versions=(ids["star"], ids["shill"]))
+        for other in "abcd":
+            for _ in range(5):
+                store.record_match(
+                    make_result(0, seed=next(seed)), seat_versions=(ids["shill"], ids[other])
+                )
+        Ladder(store, LadderSettings(max_pairs=0)).run(threading.Event())  # publish only
+        status = store.ladder_status()
+    assert status is not None
+    (flag,) = status["flags"]
+    assert (flag["bot"], flag["opponent"]) == ("shill", "star")
+    assert (flag["forfeits_against"], flag["matches_against"]) == (4, 4)
+    assert abs(flag["p_value"] - 1 / 10626) < 1e-15
+    lines = describe_status(status)
+    assert "flagged for the organiser (forfeits concentrated on one opponent):" in lines
+    assert any("shill forfeited 4 of 4 matches against star" in line for line in lines)
