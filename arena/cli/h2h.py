@@ -13,7 +13,8 @@ from arena.cli.options import DbOption
 
 def head_to_head(matches: list[Any], a: str, b: str) -> dict[str, Any]:
     """A's wins, losses and draws against B over ``matches`` (``MatchSummary``s), in total and
-    per tournament (``null``: matches played on their own); aborted and unrated ones apart."""
+    per tournament (``null``: matches played on their own); the unrated ones apart, counted by
+    why (``unrated``: aborted, one owner's bots, never started…)."""
 
     def side(player: str, ref: str) -> bool:
         return player == ref if "@" in ref else player.split("@", 1)[0] == ref
@@ -21,14 +22,17 @@ def head_to_head(matches: list[Any], a: str, b: str) -> dict[str, Any]:
     total = {"matches": 0, "wins": 0, "losses": 0, "draws": 0, "forfeits_won": 0,
              "forfeits_lost": 0, "margin": 0}  # fmt: skip
     by_tournament: dict[str, dict[str, int]] = {}
+    unrated: dict[str, int] = {}
     for m in matches:
-        if not m.rated:
-            continue
         if side(m.players[0], a) and side(m.players[1], b):
             seat = 0
         elif side(m.players[1], a) and side(m.players[0], b):
             seat = 1
         else:
+            continue
+        if not m.rated:
+            reason = m.unrated_reason or "unknown"
+            unrated[reason] = unrated.get(reason, 0) + 1
             continue
         key = "null" if m.tournament_id is None else str(m.tournament_id)
         row = by_tournament.setdefault(key, {"matches": 0, "wins": 0, "losses": 0, "draws": 0})
@@ -43,7 +47,10 @@ def head_to_head(matches: list[Any], a: str, b: str) -> dict[str, Any]:
         if m.termination.is_forfeit:
             total["forfeits_won" if m.winner == seat else "forfeits_lost"] += 1
         total["margin"] += m.scores[seat] - m.scores[1 - seat]
-    return {"bot_a": a, "bot_b": b, **total, "by_tournament": by_tournament}
+    return {
+        "bot_a": a, "bot_b": b, **total, "by_tournament": by_tournament,
+        "unrated": dict(sorted(unrated.items())),
+    }  # fmt: skip
 
 
 def h2h(
@@ -70,6 +77,11 @@ def h2h(
         f"{data['losses']} lost, {data['draws']} drawn (forfeits: {data['forfeits_won']} won, "
         f"{data['forfeits_lost']} lost); score margin {data['margin']:+d}"
     )
+    if data["unrated"]:
+        from arena.store.rated import describe_unrated
+
+        told = ", ".join(f"{n} {describe_unrated(r)}" for r, n in data["unrated"].items())
+        typer.echo(f"  besides, recorded and not counted: {told}")
     for key, row in data["by_tournament"].items():
         where = "on their own" if key == "null" else f"tournament {key}"
         typer.echo(
