@@ -13,6 +13,7 @@ import pytest
 from bot_process import standalone_bot
 from test_service import (
     ArenaProcess,
+    arena_cli,
     bot_copy,
     bump_version,
     data_listing,
@@ -143,3 +144,23 @@ def test_a_bot_that_cannot_start_is_refused_with_its_reason(
         assert "/tmp/" not in message and "arena-start-check" not in message
         assert "broken" not in {b.name for b in client.list_bots()}
     assert data_listing(server) == before
+
+
+@pytest.mark.slow
+def test_the_cli_reveals_opponents_only_for_an_admin_on_a_server(
+    server: ArenaProcess, tmp_path: Path
+) -> None:
+    erin = make_token(server.db, "erin")
+    with ArenaClient(server.address, token=erin) as client:
+        client.submit_bot(bot_copy(tmp_path, "erins"))
+    args = ("tournament", "run", "erins", "random", "--server", server.address)
+    member = arena_cli(*args, "--token", erin, "--reveal-opponents")
+    assert member.returncode == 2
+    assert len(member.stderr.strip().splitlines()) == 1
+    assert "only an admin may tell bots their opponents' names" in member.stderr
+    local = arena_cli("tournament", "run", "random", "heuristic", "--reveal-opponents")
+    assert local.returncode == 2
+    assert local.stderr.strip() == (
+        "arena: error: --reveal-opponents is for --server: a local tournament tells bots "
+        "their opponents' names already"
+    )

@@ -114,6 +114,7 @@ def tournament_run(
     as_json: bool,
     ca_file: Path | None = None,
     insecure: bool = False,
+    reveal_opponents: bool = False,
 ) -> None:
     """``arena tournament run --server``: start it on the server, follow its stream, report.
 
@@ -140,6 +141,7 @@ def tournament_run(
             max_faults=max_faults,
             rules=ruleset_to_pb(rules),
             deals=DEALS.get(deals, pb.DEAL_MODE_UNSPECIFIED),
+            reveal_opponents=reveal_opponents,
         )
         if not as_json:
             print(f"tournament {started.id} on {client.address}", file=sys.stderr)

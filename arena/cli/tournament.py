@@ -126,8 +126,21 @@ def run(
     sandbox: SandboxOption = None,
     ray: RayOption = None,
     ray_worker_cpus: RayWorkerCpusOption = 2.0,
+    reveal_opponents: Annotated[
+        bool,
+        typer.Option(
+            "--reveal-opponents",
+            help="With --server (an admin token): tell bots their opponent's name; the "
+            "server's tournaments are anonymous otherwise. A local run always tells them.",
+        ),
+    ] = False,
 ) -> None:
     """Play every pair of BOTS on N deal seeds, each seed twice with the seats swapped."""
+    if reveal_opponents and not server:
+        raise ArenaError(
+            "--reveal-opponents is for --server: a local tournament tells bots their "
+            "opponents' names already"
+        )
     if server and ray:
         raise ArenaError("--ray and --server do not go together: the server runs its own matches")
     check_ray_worker_cpus(ray_worker_cpus)
@@ -143,7 +156,7 @@ def run(
             server, token, bots=list(bots or []), games=games, concurrency=concurrency,
             seed=seed, move_timeout_ms=move_timeout, time_bank_ms=time_bank, policy=policy,
             max_faults=max_faults, rules=rule_set, deals=deals, as_json=as_json,
-            ca_file=ca_file, insecure=insecure,
+            ca_file=ca_file, insecure=insecure, reveal_opponents=reveal_opponents,
         )  # fmt: skip
         return
     from arena.referee import FaultPolicy
