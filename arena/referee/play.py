@@ -746,8 +746,9 @@ def unplayed_result(
     match_id: str | None = None,
 ) -> MatchResult:
     """The result of a match that could not be played (``FORFEIT_NO_START``, no card dealt):
-    ``forfeit_seat``'s bot did not start and the other seat wins, or with None, neither bot
-    started: no winner, a fault each (the store does not rate it)."""
+    ``forfeit_seat``'s bot did not start and the other seat is named the winner, or with None,
+    neither bot started: no winner, a fault each. The store rates neither (nobody played:
+    ``arena.store.rated``)."""
     now = datetime.now(UTC)
     winner = None if forfeit_seat is None else 1 - forfeit_seat
     faults = (int(forfeit_seat != 1), int(forfeit_seat != 0))

@@ -27,7 +27,8 @@ class Termination(enum.Enum):
     FORFEIT_ERROR_STATUS = "forfeit_error_status"
     FORFEIT_CRASH = "forfeit_crash"
     FORFEIT_NO_START = "forfeit_no_start"
-    """The bot could not be started for this match; the opponent wins without play."""
+    """The bot could not be started for this match; the opponent is named the winner, and the
+    store rates neither side (a win nobody played for)."""
     ABORTED = "aborted"
     """The arena stopped before the match ended; the match is not rated."""
 
