@@ -131,7 +131,9 @@ def test_a_bot_that_cannot_start_is_refused_with_its_reason(
     (bot / "bot.toml").write_text(
         'name = "broken"\nversion = "1"\ncommand = ["{python}", "bot.py"]\n'
     )
-    (bot / "bot.py").write_text("import sys\nsys.exit('my secret recipe: 42')\n")
+    (bot / "bot.py").write_text(
+        "print('my secret recipe: 42', flush=True)\nimport no_such_module_of_this_test\n"
+    )
     before = data_listing(server)
     with ArenaClient(server.address, token=dave) as client:
         with pytest.raises(RemoteError) as refused:
@@ -141,6 +143,9 @@ def test_a_bot_that_cannot_start_is_refused_with_its_reason(
         assert "the bot did not start, so it was not accepted" in message
         # Its output, to the submitter: the one who needs it.
         assert "my secret recipe: 42" in message
+        assert "No module named 'no_such_module_of_this_test'" in message
+        # Named as the author knows it, never by the server's paths.
+        assert 'File "bot.py", line 2' in message
         assert "/tmp/" not in message and "arena-start-check" not in message
         assert "broken" not in {b.name for b in client.list_bots()}
     assert data_listing(server) == before

@@ -31,9 +31,16 @@ def check_starts(
     with tempfile.TemporaryDirectory(prefix="arena-start-check-") as scratch:
         copy = Path(scratch) / "bot"
         shutil.copytree(directory, copy, symlinks=True)
-        bot = start_bot(
-            load_manifest(copy), sandbox=sandbox, startup_timeout=startup_timeout
-        )
+        try:
+            bot = start_bot(load_manifest(copy), sandbox=sandbox, startup_timeout=startup_timeout)
+        except BotStartError as exc:
+            # Name the bot's own folder, not the scratch copy that is gone now.
+            def own(text: str) -> str:
+                return text.replace(str(copy), str(directory))
+
+            raise BotStartError(
+                own(str(exc)), name=exc.name, returncode=exc.returncode, log_tail=own(exc.log_tail)
+            ) from None
         bot.stop()
 
 
