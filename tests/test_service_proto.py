@@ -194,7 +194,9 @@ def test_ladder_status_keeps_owners_rules_and_gives_flags_to_admins_only() -> No
     }  # fmt: skip
     status = {
         "updated_at": "t", "pairs_scheduled": 3, "matches_last_24h": 6, "daily_budget": None,
-        "playing": [], "entrants": [], "paused": [], "per_owner": 2,
+        "playing": [], "entrants": [], "per_owner": 2,
+        "paused": [{"bot": "x@1", "version_id": 5, "at": "t", "reason": "x could not start: "
+                    "exit code 1; its last output: my secret"}],
         "anonymous_opponents": True,
         "waiting": [{"bot": "alice3", "version_id": 7, "why": "its owner has 2 bots …"}],
         "flags": [flag],
@@ -207,3 +209,10 @@ def test_ladder_status_keeps_owners_rules_and_gives_flags_to_admins_only() -> No
         assert back["per_owner"] == 2 and back["anonymous_opponents"] is True
         assert back["waiting"] == status["waiting"]
         assert back["flags"] == ([flag] if admin else [])
+
+    def first(text: str) -> str:
+        return text.split(";")[0]
+
+    for owned, shown in (((), "x could not start: exit code 1"), ((5,), "my secret")):
+        wire = ladder_status_to_pb(status, first, owned=owned)
+        assert wire.paused[0].reason.endswith(shown)  # a start's output: its owner's only

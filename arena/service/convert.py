@@ -3,7 +3,7 @@ remote CLI turns the messages back into the same values its local commands print
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from typing import Any
 
@@ -321,11 +321,16 @@ def leaderboard_row_from_pb(entry: pb.LeaderboardEntry) -> LeaderboardRow:
 
 
 def ladder_status_to_pb(
-    status: dict[str, Any], public_detail: Callable[[str], str], *, flags: bool = False
+    status: dict[str, Any],
+    public_detail: Callable[[str], str],
+    *,
+    flags: bool = False,
+    owned: Collection[int] = (),
 ) -> pb.GetLadderStatusResponse:
     """The ladder's published status (``arena.ladder``) as the service shows it to anyone: a
-    pause's reason through ``public_detail`` (``visibility``: without the bot's own output);
-    the collusion flags only with ``flags`` (an admin: they are for the organiser)."""
+    pause's reason through ``public_detail`` (``visibility``: without the bot's own output),
+    whole for the versions in ``owned`` (the caller's own, or all for an admin); the collusion
+    flags only with ``flags`` (an admin: they are for the organiser)."""
     return pb.GetLadderStatusResponse(
         per_owner=int(status.get("per_owner") or 0),
         reveal_opponents=not status.get("anonymous_opponents", True),
@@ -360,7 +365,11 @@ def ladder_status_to_pb(
         ],
         paused=[
             pb.LadderPause(bot=p["bot"], version_id=int(p["version_id"]),
-                           reason=public_detail(str(p.get("reason", ""))), at=str(p.get("at", "")))
+                           reason=(
+                               str(p.get("reason", "")) if int(p["version_id"]) in owned
+                               else public_detail(str(p.get("reason", "")))
+                           ),
+                           at=str(p.get("at", "")))
             for p in status.get("paused", [])
         ],
     )

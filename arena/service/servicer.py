@@ -328,8 +328,17 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         status = self._store.ladder_status()
         if status is None:
             raise NotFoundError("no ladder has run on this server (arena serve --ladder)")
-        # The collusion flags are the organiser's question, not a public accusation.
-        return ladder_status_to_pb(status, public_detail, flags=caller.admin)
+        # A pause's whole reason (a start's output) is its owner's; the collusion flags are
+        # the organiser's question, not a public accusation.
+        paused = [int(p["version_id"]) for p in status.get("paused", [])]
+        if caller.admin:
+            owned = set(paused)
+        elif caller.token_id is None:
+            owned = set()
+        else:
+            versions = self._store.fair_play_owners(paused)
+            owned = {v for v, owner in versions.items() if owner == caller.token_id}
+        return ladder_status_to_pb(status, public_detail, flags=caller.admin, owned=owned)
 
 
 MAX_PAGE_OFFSET = 10_000_000
