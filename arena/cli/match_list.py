@@ -62,6 +62,7 @@ def print_matches(rows: list[dict[str, Any]], *, faults: bool, as_json: bool) ->
             f"{r['match_id']}  {a} vs {b}  {r['scores'][0]} to {r['scores'][1]}  "
             f"{_result_text(r)}  {r['termination']}"
             + ("" if r["rated"] is not False else "  (not rated)")
+            + ("  (sealed until its twin is played)" if r.get("sealed") else "")
         )
         if has_fault(r) and r["reason"]:
             typer.echo(f"    reason: {r['reason']}")

@@ -61,7 +61,9 @@ def list_matches(
                         "faults": [s.faults for s in m.seats],
                         "rated": None,
                         "reason": m.detail,
-                        "seed": m.seed,
+                        # A sealed match's seed is the server's secret (arena.visibility).
+                        "seed": None if m.sealed else m.seed,
+                        "sealed": m.sealed,
                         "finished_at": from_timestamp(m.finished_at).isoformat(
                             timespec="seconds"
                         ),
