@@ -766,7 +766,8 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
             return JSONResponse(data | {"seed": None, "sealed_text": SEALED})
         data["seed"] = stored.summary.seed
         try:
-            data["replay"] = replay_to_dict(stored.result)
+            # The replay repeats the match's detail: as the viewer may read it.
+            data["replay"] = replay_to_dict(stored.result) | {"detail": data["detail"]}
         except ReplayError as exc:
             data["replay"] = None
             data["replay_error"] = str(exc)
@@ -851,13 +852,16 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
     async def not_found(request: Request, exc: Exception) -> Response:
         return _error(request, 404, str(exc))
 
+    async def sealed(request: Request, exc: Exception) -> Response:
+        return _error(request, 403, str(exc))
+
     async def store_error(request: Request, exc: Exception) -> Response:
         return _error(request, 503, f"the database could not be read: {exc}")
 
     def _error(request: Request, status: int, message: str) -> Response:
         if wants_json(request):
             return JSONResponse({"error": message, "status": status}, status_code=status)
-        titles = {400: "Bad request", 401: "Token needed", 403: "Not yours", 404: "Not found",
+        titles = {400: "Bad request", 401: "Token needed", 403: "Not shown", 404: "Not found",
                   405: "Method not allowed", 409: "Cannot replay", 503: "Unavailable"}
         return arena.render(
             request, "error.html", status=status, code=status,
@@ -896,6 +900,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         exception_handlers={
             HTTPException: http_error,
             NotFoundError: not_found,
+            SealedError: sealed,
             StoreError: store_error,
         },
         lifespan=lifespan,
