@@ -254,6 +254,11 @@ class Visibility:
                 f"{m.tournament_id}, and its record opens when that game is over"
             )
 
+    def check_analysis(self, m: MatchSummary) -> None:
+        """Raises ``SealedError`` while a match's analysis may not be shown: an analysis (par,
+        card-play loss) is computed from the deal, so it is sealed with the record."""
+        self.check_record(m)
+
     def seed(self, m: MatchSummary) -> int | None:
         """The match's seed as it may be shown: None while sealed (show ``SEALED``)."""
         return None if self.sealed(m) else m.seed

@@ -220,8 +220,9 @@ def test_the_policy_seals_a_deal_until_its_twin_is_played(served: Served) -> Non
     sealed = store.get_match(served.sealed_match).summary
     assert policy.sealed(sealed) and policy.seed(sealed) is None
     assert policy.detail(sealed) == ""
-    with pytest.raises(SealedError, match=SEALED):
-        policy.check_record(sealed)
+    for check in (policy.check_record, policy.check_analysis):
+        with pytest.raises(SealedError, match=SEALED):
+            check(sealed)
     # Sealed for its bots' owners and for an admin alike: no token opens a live deal.
     for viewer in (Viewer(token_id=1, role="admin"), Viewer(token_id=2)):
         assert Visibility(store, viewer).sealed(sealed)
@@ -325,6 +326,7 @@ def test_the_web_keeps_the_paused_tournaments_deals(served: Served) -> None:
     with httpx.Client(base_url=served.web, timeout=30) as http:
         page = http.get(f"/tournaments/{tid}")
         assert page.status_code == 200 and SEED_SECRET in page.text
+        assert 'class="sealed"' in page.text
         api = http.get(f"/api/tournaments/{tid}")
         data = api.json()
         assert data["config"]["seed"] is None and data["config"]["seed_text"] == SEED_SECRET
