@@ -38,6 +38,7 @@ def match_row(m: Any) -> dict[str, Any]:
         "rated": m.rated,
         "reason": m.detail,
         "seed": m.seed,
+        "sealed": False,  # the database's own reader sees every deal; a server may seal one
         "finished_at": m.finished_at.isoformat(timespec="seconds"),
     }
 
