@@ -469,12 +469,12 @@ def describe(result: dict[str, Any]) -> str:
             f"distinct records), {g['db_mb']} MB, in {g['generate_s']} s; rating history "
             f"built in {pages['history_build_s']} s."
         )
-        lines.append(f"{'page':<28}{'n':>5}{'server p50':>12}{'p95':>9}{'cpu p50':>10}"
+        lines.append(f"{'page':<32}{'n':>5}{'server p50':>12}{'p95':>9}{'cpu p50':>10}"
                      f"{'p95':>9}{'client p50':>12}{'p95':>9}")
         for path, r in pages["pages"].items():
             s, u, c = r["server"], r["server_cpu"], r["client"]
             lines.append(
-                f"{path:<28}{r['requests']:>5}{s['p50_ms']:>10.1f}ms{s['p95_ms']:>7.1f}ms"
+                f"{path:<32}{r['requests']:>5}{s['p50_ms']:>10.1f}ms{s['p95_ms']:>7.1f}ms"
                 f"{u['p50_ms']:>8.1f}ms{u['p95_ms']:>7.1f}ms"
                 f"{c['p50_ms']:>10.1f}ms{c['p95_ms']:>7.1f}ms"
             )
