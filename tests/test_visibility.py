@@ -382,6 +382,9 @@ def test_the_live_stream_carries_no_deal(served: Served) -> None:
     assert played.match_id in update
     for secret in served.secrets():
         assert secret not in update
+    # Its row says it is sealed: the twin of its deal is still to be played.
+    row = json.loads(update.removeprefix("data: "))["rows"][str(game.ordinal)]
+    assert 'class="sealed"' in row
 
 
 def test_a_bots_output_is_its_owners_on_the_web(served: Served) -> None:
