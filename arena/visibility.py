@@ -2,8 +2,10 @@
 JSON API, the live event streams and the CLI's remote side all read through.
 
 Who (``Viewer``): anyone (no token), a member (a token), a bot's owner (the token that submitted
-it), an admin. When: the engine deals every hand from a match's seed alone (R-2.1), so a deal
-still to be played is a secret, and the records that show its cards stay sealed until it is:
+it), an admin. When: the referee shuffles every hand's stock from the match's seed alone (R-2),
+and no player may know the seed or the stock's order (spades-rules.md, "What each player may
+know"), so a deal still to be played is a secret, and the records that show its cards stay
+sealed until it is:
 
 - **A running tournament's seed** (every deal seed derives from it) is shown to no one, an
   admin included, until the tournament is over: it shows as ``SEED_SECRET``, never as 0.
@@ -16,8 +18,9 @@ still to be played is a secret, and the records that show its cards stay sealed 
 - **A bot's own words** (its stderr, the details of the status it failed with, what it printed
   when it could not start) and server paths are its owner's: a match's detail is shown whole
   only to an admin or to the owner of every seat whose words it may quote (the seats that
-  faulted); anyone else gets ``public_detail``, built from the referee's own phrase at the head
-  of the detail and nothing after it (a bot may print text that looks like the referee's).
+  faulted); anyone else gets ``public_detail``: the referee's own notes read from the head of
+  the detail up to the first place a bot's words could begin, and nothing after it (a bot may
+  print text that looks like the referee's).
 - **A bot's logs** are its owner's alone, and sealed with their match.
 
 This module imports only the store and lower floors (the engine's records): the service and the
