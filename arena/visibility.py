@@ -131,6 +131,9 @@ _PREFIX = re.compile(
         )
     )
 )
+EARLIER = "; earlier: "
+"""Where the referee appends a match's earlier fault notes (either seat's) to its detail."""
+OWNER_SEES_EARLIER = "(see the match)"
 _SEPARATOR = re.compile(r"; earlier: |; ")
 _PAUSED_AFTER = re.compile(r"forfeited its last \d+ ladder matches; the last: ")
 _FILES_GONE = re.compile(r"its files are gone\b")
@@ -280,6 +283,12 @@ class Visibility:
     # -- the ladder ------------------------------------------------------------------------
 
     def pause_reason(self, bot: str, reason: str) -> str:
-        """A ladder pause's reason: whole for the paused bot's owner (or an admin), else
+        """A ladder pause's reason: whole for an admin; for the paused bot's owner up to the
+        match's earlier notes (which may quote the opponent's words); else
         ``public_pause_reason``."""
-        return reason if self.owns(bot) else public_pause_reason(reason)
+        if self.viewer.admin:
+            return reason
+        if self.owns(bot):
+            own, earlier, _ = reason.partition(EARLIER)
+            return own + (f"{EARLIER}{OWNER_SEES_EARLIER}" if earlier else "")
+        return public_pause_reason(reason)

@@ -102,6 +102,25 @@ def test_a_pause_reason_is_public_without_the_bots_words_or_paths() -> None:
     assert public_pause_reason(f"anything else {LADDER_SECRET}") == OWNER_SEES
 
 
+def test_a_pause_reason_shows_its_owner_no_words_of_the_opponent(tmp_path: Path) -> None:
+    """The last forfeit's earlier notes may quote the other seat's bot: its owner's, not hers."""
+    with Store.open(str(tmp_path / "a.db")) as store:
+        alice = store.create_token("alice")
+        info = store.verify_token(alice)
+        assert info is not None
+        store.register_bot_version("mine", "1", "c" * 64, "x", owner_token_id=info.id)
+        reason = (
+            f"forfeited its last 3 ladder matches; the last: seat 0 (mine@1): Play failed with "
+            f"status INTERNAL: {LADDER_SECRET}; earlier: seat 1 (theirs@1): Bid failed with "
+            f"status INTERNAL: THEIR-WORDS (fault 1, the match went on)"
+        )
+        owner = Viewer(token_id=info.id, name="alice")
+        hers = Visibility(store, owner).pause_reason("mine", reason)
+        assert LADDER_SECRET in hers and "THEIR-WORDS" not in hers
+        admin = Visibility(store, Viewer(token_id=99, role="admin")).pause_reason("mine", reason)
+        assert admin == reason
+
+
 # -- the database every surface reads ------------------------------------------------------------
 
 
