@@ -39,6 +39,7 @@ def match_row(m: Any) -> dict[str, Any]:
         "unrated_reason": m.unrated_reason,
         "reason": m.detail,
         "seed": m.seed,
+        "sealed": False,  # the database's own reader sees every deal; a server may seal one
         "finished_at": m.finished_at.isoformat(timespec="seconds"),
     }
 
@@ -65,6 +66,7 @@ def print_matches(rows: list[dict[str, Any]], *, faults: bool, as_json: bool) ->
             f"{r['match_id']}  {a} vs {b}  {r['scores'][0]} to {r['scores'][1]}  "
             f"{_result_text(r)}  {r['termination']}"
             + ("" if r["rated"] is not False else f"  ({describe_unrated(r['unrated_reason'])})")
+            + ("  (sealed until its twin is played)" if r.get("sealed") else "")
         )
         if has_fault(r) and r["reason"]:
             typer.echo(f"    reason: {r['reason']}")

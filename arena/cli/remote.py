@@ -268,7 +268,8 @@ def report_parts(t: Any) -> tuple[Any, Any, Any]:
         id=t.id, status=status, games_done=t.matches_done, games_total=t.matches_total
     )
     config = SimpleNamespace(
-        seed=t.seed,
+        # None while secret: printed "secret until finished", never as 0 (arena.visibility).
+        seed=None if t.seed_secret else t.seed,
         games=t.games,
         deals=DealMode(deals_from_pb(t.deals) or "duplicate"),
         concurrency=t.concurrency,

@@ -62,7 +62,9 @@ def list_matches(
                         "rated": m.rated,
                         "unrated_reason": m.unrated_reason or None,
                         "reason": m.detail,
-                        "seed": m.seed,
+                        # A sealed match's seed is the server's secret (arena.visibility).
+                        "seed": None if m.sealed else m.seed,
+                        "sealed": m.sealed,
                         "finished_at": from_timestamp(m.finished_at).isoformat(
                             timespec="seconds"
                         ),

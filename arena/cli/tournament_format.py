@@ -24,6 +24,7 @@ def to_json(
             "done": info.games_done,
             "total": info.games_total,
             "seed": config.seed,
+            "seed_secret": config.seed is None,
             "games": config.games,
             "deals": config.deals.value,
             "kind": getattr(config, "kind", "round_robin"),
@@ -66,10 +67,13 @@ def print_report(console: Console, info: Any, config: Any, standings: Any) -> No
     state = info.status.value
     if info.games_done < info.games_total:
         state += f", {info.games_total - info.games_done} games pending"
+    from arena.visibility import SEED_SECRET
+
+    seed = SEED_SECRET if config.seed is None else config.seed  # None: the server keeps it
     console.print(
         f"[bold]Tournament {info.id}[/] ({state}): {info.games_done}/{info.games_total} "
         f"matches, {config.games} deal seeds per pair, {config.deals.value} deals, seed "
-        f"{config.seed}, {config.clock.describe()} per move, policy {config.policy.describe()}"
+        f"{seed}, {config.clock.describe()} per move, policy {config.policy.describe()}"
         + (f", rules {rules.describe()}" if rules is not None else "")
     )
 

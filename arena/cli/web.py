@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DbOption
+from arena.cli.options import DataDirOption, DbOption
 
 DEFAULT_WEB_LISTEN = "127.0.0.1:8080"
 
@@ -21,18 +21,23 @@ def web(
         ),
     ] = DEFAULT_WEB_LISTEN,
     db: DbOption = None,
+    data_dir: DataDirOption = None,
 ) -> None:
     """Serve the web arena for a database: open the printed URL in a browser.
 
     Read-only; the pages update live while a tournament is played into the same database by
     another process (`arena tournament run`). Ctrl-C stops it.
     """
+    from arena.service.submission import default_data_dir
     from arena.store import Store
     from arena.web import WebServer, parse_listen
+    from arena.web.app import WebConfig
 
     parse_listen(listen)  # a bad address is told before the database is opened
     with Store.open(db) as store:
-        server = WebServer(store, listen)
+        # The bots' logs (the owner's logs page) are in the database's data folder.
+        config = WebConfig(data_dir=data_dir or default_data_dir(db))
+        server = WebServer(store, listen, config)
         print(
             f"arena: web arena on {server.url} (database {store.url}); Ctrl-C stops it",
             file=sys.stderr,

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import grpc
 from grpc import aio
 
 from arena.store import TokenInfo
+from arena.visibility import ANYONE, Viewer
 
 SERVICE_PREFIX = "/arena.v1.ArenaService/"
 WRITE_METHODS = frozenset(
@@ -26,28 +26,15 @@ METADATA_KEY = "authorization"
 MAX_TOKEN_CHARS = 200
 
 
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Who made a call: the token's id and name, or anonymous (both None) on an open read."""
-
-    token_id: int | None = None
-    name: str | None = None
-    role: str | None = None
-
-    @property
-    def anonymous(self) -> bool:
-        return self.token_id is None
-
-    @property
-    def admin(self) -> bool:
-        return self.role == "admin"
+Caller = Viewer
+"""Who made a call: the visibility policy's viewer (a token's id, name and role, or anyone)."""
 
 
 def caller_of(info: TokenInfo) -> Caller:
     return Caller(token_id=info.id, name=info.name, role=info.role)
 
 
-ANONYMOUS = Caller()
+ANONYMOUS = ANYONE
 _caller: contextvars.ContextVar[Caller] = contextvars.ContextVar("arena_caller", default=ANONYMOUS)
 
 TokenVerifier = Callable[[str], Caller | None]

@@ -3,7 +3,7 @@ remote CLI turns the messages back into the same values its local commands print
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,6 +32,7 @@ from arena.store import (
     TournamentStatus,
 )
 from arena.tournament.standings import FaultRow, HeadToHead, Standings
+from arena.visibility import shown_tournament_seed, tournament_seed_hidden
 
 
 def timestamp(value: datetime | None) -> Timestamp | None:
@@ -97,8 +98,9 @@ def tournament_to_pb(info: TournamentInfo, *, running_here: bool) -> pb.Tourname
         bots=[str(b["name"]) if isinstance(b, dict) else str(b) for b in config.get("bots", [])],
         games=int(config.get("games", 0)),
         concurrency=int(config.get("concurrency", 0)),
-        # The seed gives away every deal: shown once the tournament is over (arena.service.deals).
-        seed=0 if info.status is TournamentStatus.RUNNING else int(config.get("seed", 0)),
+        # The seed gives away every deal: shown once the tournament is over (arena.visibility).
+        seed=shown_tournament_seed(info, int(config.get("seed", 0))) or 0,
+        seed_secret=tournament_seed_hidden(info),
         move_timeout_ms=int(config.get("move_timeout_ms", 0)),
         policy=POLICIES.get(_policy_kind(config.get("policy")), pb.FAULT_POLICY_UNSPECIFIED),
         matches_total=info.games_total,
@@ -322,15 +324,14 @@ def leaderboard_row_from_pb(entry: pb.LeaderboardEntry) -> LeaderboardRow:
 
 def ladder_status_to_pb(
     status: dict[str, Any],
-    public_detail: Callable[[str], str],
+    pause_reason: Callable[[str, str], str],
     *,
     flags: bool = False,
-    owned: Collection[int] = (),
 ) -> pb.GetLadderStatusResponse:
-    """The ladder's published status (``arena.ladder``) as the service shows it to anyone: a
-    pause's reason through ``public_detail`` (``visibility``: without the bot's own output),
-    whole for the versions in ``owned`` (the caller's own, or all for an admin); the collusion
-    flags only with ``flags`` (an admin: they are for the organiser)."""
+    """The ladder's published status (``arena.ladder``) as the service shows it to a caller: a
+    pause's reason through ``pause_reason(bot, reason)`` (``arena.visibility``: the bot's own
+    output for its owner only); the collusion flags only with ``flags`` (an admin: they are
+    for the organiser)."""
     return pb.GetLadderStatusResponse(
         per_owner=int(status.get("per_owner") or 0),
         reveal_opponents=not status.get("anonymous_opponents", True),
@@ -365,10 +366,7 @@ def ladder_status_to_pb(
         ],
         paused=[
             pb.LadderPause(bot=p["bot"], version_id=int(p["version_id"]),
-                           reason=(
-                               str(p.get("reason", "")) if int(p["version_id"]) in owned
-                               else public_detail(str(p.get("reason", "")))
-                           ),
+                           reason=pause_reason(str(p["bot"]), str(p.get("reason", ""))),
                            at=str(p.get("at", "")))
             for p in status.get("paused", [])
         ],

@@ -9,14 +9,13 @@ match knows both hands. Hence, for every tournament the service plays:
   published deal seeds would take 2**63 trials;
 - while the tournament runs, its seed is never shown, and a match's seed (and its decisions,
   which show the cards) are shown only once no game still to be played has the same deal: in
-  duplicate mode the other seating of a pair, and every pair of the round, share it.
+  duplicate mode the other seating of a pair, and every pair of the round, share it. That rule
+  is ``arena.visibility``'s, for every surface.
 """
 
 from __future__ import annotations
 
 import secrets
-
-from arena.store import Store, TournamentStatus
 
 TOURNAMENT_SEED_BITS = 63
 """Fits the signed 64-bit seed of arena.v1 and the store."""
@@ -25,13 +24,3 @@ TOURNAMENT_SEED_BITS = 63
 def secret_tournament_seed() -> int:
     """A tournament seed no one can guess or derive (the ladder uses this too)."""
     return secrets.randbits(TOURNAMENT_SEED_BITS)
-
-
-def unplayed_seeds(store: Store, tournament_id: int | None) -> frozenset[int]:
-    """Deal seeds of a running tournament's games still to be played: not to be shown."""
-    if tournament_id is None:
-        return frozenset()
-    info = store.get_tournament(tournament_id)
-    if info.status is not TournamentStatus.RUNNING:
-        return frozenset()
-    return frozenset(g.seed for g in store.pending_games(tournament_id))

@@ -183,8 +183,11 @@ class ArenaServer:
             self.web = None
             if config.web_listen is not None:
                 from arena.web import WebServer
+                from arena.web.app import WebConfig
 
-                self.web = WebServer(self.store, config.web_listen)
+                self.web = WebServer(
+                    self.store, config.web_listen, WebConfig(data_dir=data_dir)
+                )
         except BaseException:
             self._close_loop()
             self.store.close()

@@ -34,9 +34,10 @@ from arena.service.convert import (
 from arena.service.policy import PolicyError, QuotaError, check_bot_name
 from arena.service.submission import BotSubmissions, VersionTakenError
 from arena.service.tournaments import ShuttingDownError, TournamentManager, TournamentStateError
-from arena.service.visibility import MatchView, SealedError, public_detail
+from arena.service.visibility import MatchView
 from arena.store import NotFoundError, NotOwnerError, Store
 from arena.tournament.entrants import sample_bot_dirs
+from arena.visibility import SealedError, Visibility
 
 log = logging.getLogger(__name__)
 
@@ -293,12 +294,7 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
         if request.seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {request.seat}")
         summary = self._store.get_match(request.match_id).summary
-        name = summary.players[request.seat].split("@", 1)[0]
-        owner = next((b for b in self._store.list_bots() if b.name == name), None)
-        if owner is None or caller.anonymous or owner.owner_token_id != caller.token_id:
-            raise NotOwnerError(
-                f"only the owner of {name} (the token that submitted it) may read its log"
-            )
+        Visibility(self._store, caller).check_log(summary, request.seat)
         logs = self._tournaments.logs_dir
         text = (
             None
@@ -330,15 +326,9 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
             raise NotFoundError("no ladder has run on this server (arena serve --ladder)")
         # A pause's whole reason (a start's output) is its owner's; the collusion flags are
         # the organiser's question, not a public accusation.
-        paused = [int(p["version_id"]) for p in status.get("paused", [])]
-        if caller.admin:
-            owned = set(paused)
-        elif caller.token_id is None:
-            owned = set()
-        else:
-            versions = self._store.fair_play_owners(paused)
-            owned = {v for v, owner in versions.items() if owner == caller.token_id}
-        return ladder_status_to_pb(status, public_detail, flags=caller.admin, owned=owned)
+        return ladder_status_to_pb(
+            status, Visibility(self._store, caller).pause_reason, flags=caller.admin
+        )
 
 
 MAX_PAGE_OFFSET = 10_000_000

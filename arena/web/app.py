@@ -1,8 +1,11 @@
 """The web arena as a Starlette application: pages and a JSON read API over one store.
 
-Read-only: no route writes to the database. Public pages need no login; a bot's logs need its
-owner's API token (the gRPC service's tokens), sent as ``Authorization: Bearer …`` or kept in
-the ``arena_token`` cookie by the login form. An unknown bot, match or tournament is a 404, a
+Read-only: no route writes to the database. Public pages need no login; a bot's logs and its
+own words need its owner's API token (the gRPC service's tokens), sent as ``Authorization:
+Bearer …`` or kept in the ``arena_token`` cookie by the login form. What a page or an API answer
+shows of a tournament, a match, a bot or a log is ``arena.visibility``'s to say (the service
+reads through the same policy): a running tournament's seed and a deal still to be played are
+shown to no one. An unknown bot, match or tournament is a 404, a
 malformed query parameter a 400, both in the site's style (or as JSON under ``/api``).
 """
 
@@ -44,11 +47,20 @@ from arena.ratings import INTERVAL_Z, conservative_score
 from arena.referee.replay import ReplayError, hands_of
 from arena.rules import ENGINE_VERSION
 from arena.rules.cards import card_name
-from arena.service.visibility import public_detail
-from arena.store import MatchSummary, NotFoundError, Store, StoreError
+from arena.store import MatchSummary, NotFoundError, NotOwnerError, Store, StoreError
 from arena.store.rated import describe_unrated
 from arena.tournament import tournament_standings
+from arena.tournament.botlogs import read_match_log
 from arena.tournament.runner import load_config
+from arena.visibility import (
+    ANYONE,
+    SEALED,
+    SEED_SECRET,
+    SealedError,
+    Viewer,
+    Visibility,
+    shown_tournament_seed,
+)
 from arena.web import queries
 from arena.web.history import RatingHistory
 from arena.web.live import LiveHub
@@ -66,7 +78,9 @@ LEADERBOARD_SORTS = (
     "losses", "draws", "faults",
 )
 PAGE_ROWS = 100
-"""Rows of a leaderboard page (``per_page`` changes it; 0 shows all)."""
+"""Rows of a leaderboard page, on the site and in the API (``per_page`` changes it)."""
+MAX_PAGE_ROWS = 1000
+"""The most rows one leaderboard page (or API answer) holds: more is paged."""
 MATCHES_SHOWN = 50
 FRAME_CACHE = 32
 
@@ -142,8 +156,11 @@ def termination_text(value: str) -> str:
     return "forfeit: " + value.removeprefix("forfeit_").replace("_", " ")
 
 
-def match_row(m: MatchSummary, version_ids: set[int] | None = None) -> dict[str, Any]:
-    """One match as the lists show it; ``version_ids`` marks the side of the bot being viewed."""
+def match_row(
+    m: MatchSummary, policy: Visibility, version_ids: set[int] | None = None
+) -> dict[str, Any]:
+    """One match as the lists show it to ``policy``'s viewer; ``version_ids`` marks the side of
+    the bot being viewed."""
     me = None
     if version_ids is not None:
         me = 0 if m.seat_versions[0] in version_ids else 1
@@ -162,8 +179,9 @@ def match_row(m: MatchSummary, version_ids: set[int] | None = None) -> dict[str,
         "hands": m.hands_played,
         "termination": m.termination.value,
         "termination_text": termination_text(m.termination.value),
-        # What happened, without the bot's own output: that is its owner's (the logs page).
-        "detail": public_detail(m.detail),
+        # What happened; a bot's own output only for its owner (arena.visibility).
+        "detail": policy.detail(m),
+        "sealed": policy.sealed(m),
         "faults": list(m.faults),
         "rated": m.rated,
         "unrated_reason": m.unrated_reason,
@@ -214,6 +232,9 @@ def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
 class WebConfig:
     live_interval_s: float = 0.5
     secure_cookies: bool = False
+    data_dir: Path | None = None
+    """The database's data folder, where the bots' logs are (``arena serve --data-dir``): the
+    owner's logs page reads the files the service's GetMatchLog reads. None: no logs kept."""
 
 
 class WebArena:
@@ -263,14 +284,15 @@ class WebArena:
 
     # -- data ----------------------------------------------------------------------------------
 
-    def leaderboard(self, request: Request, per_page_default: int = 0) -> dict[str, Any]:
-        """The (sorted, filtered) leaderboard; ``per_page`` 0 means every row."""
+    def leaderboard(self, request: Request) -> dict[str, Any]:
+        """The (sorted, filtered) leaderboard, a page of it: ``PAGE_ROWS`` rows unless
+        ``per_page`` (1 to ``MAX_PAGE_ROWS``) says otherwise."""
         sort = choice_param(request, "sort", LEADERBOARD_SORTS, "rank")
         order = choice_param(request, "order", ("asc", "desc"), "")
         tid = int_param(request, "tournament", None, 1)
         min_matches = int_param(request, "min_matches", 1, 0, 10**9) or 0
         page = int_param(request, "page", 1, 1, 10**6) or 1
-        per_page = int_param(request, "per_page", per_page_default, 0, 10_000) or 0
+        per_page = int_param(request, "per_page", PAGE_ROWS, 1, MAX_PAGE_ROWS) or PAGE_ROWS
         if tid is not None:
             return self._leaderboard(sort, order, tid, min_matches, page, per_page, None)
         fingerprint = queries.ratings_fingerprint(self.store)
@@ -312,13 +334,10 @@ class WebArena:
             order = "asc" if sort in ("rank", "bot", "version", "sigma") else "desc"
         rows.sort(key=lambda r: r[sort], reverse=order == "desc")
         total = len(rows)
-        if per_page:
-            pages = max(1, -(-total // per_page))
-            if page > pages:
-                raise BadRequest(f"query parameter page must be at most {pages}, got {page}")
-            rows = rows[(page - 1) * per_page : page * per_page]
-        else:
-            pages = 1
+        pages = max(1, -(-total // per_page))
+        if page > pages:
+            raise BadRequest(f"query parameter page must be at most {pages}, got {page}")
+        rows = rows[(page - 1) * per_page : page * per_page]
         return {
             "sort": sort,
             "order": order,
@@ -333,7 +352,7 @@ class WebArena:
             "_fingerprint": fingerprint,
         }
 
-    def bot(self, name: str) -> dict[str, Any]:
+    def bot(self, name: str, policy: Visibility) -> dict[str, Any]:
         detail = queries.bot_detail(self.store, name)
         ids = set(detail.version_ids)
         recent = self.store.list_matches(bot=name, limit=MATCHES_SHOWN, newest_first=True)
@@ -380,7 +399,7 @@ class WebArena:
             "history_building": building,
             "matches_total": queries.count_matches(self.store, detail.version_ids),
             "recent_matches": [
-                {**match_row(m, ids), "ladder": m.tournament_id in ladder}
+                {**match_row(m, policy, ids), "ladder": m.tournament_id in ladder}
                 for m in recent
             ],
             "head_to_head": [
@@ -402,8 +421,9 @@ class WebArena:
             ),
         }
 
-    def tournament(self, tid: int) -> dict[str, Any]:
+    def tournament(self, tid: int, policy: Visibility) -> dict[str, Any]:
         info, config, standings = tournament_standings(self.store, tid)
+        seed = shown_tournament_seed(info, config.seed)
         games = self.store.tournament_games(tid)
         matches = {m.match_id: m for m in self.store.list_matches(tournament_id=tid)}
         bots = [e.name for e in config.entrants]
@@ -418,10 +438,11 @@ class WebArena:
             row = {
                 "ordinal": g.ordinal,
                 "pair_id": g.pair_id,
-                "seed": g.seed,
+                # A deal still to be played is no one's to see (arena.visibility).
+                "seed": None if policy.seed_sealed(tid, g.seed) else g.seed,
                 "players": [names.get(v, str(v)) for v in g.seat_versions],
                 "status": g.status.value,
-                "match": None if m is None else match_row(m),
+                "match": None if m is None else match_row(m, policy),
             }
             rows.append(row)
         return {
@@ -435,7 +456,8 @@ class WebArena:
             "config": {
                 "bots": [f"{e.name}@{e.version}" for e in config.entrants],
                 "games_per_pair": config.games,
-                "seed": config.seed,
+                "seed": seed,
+                "seed_text": SEED_SECRET if seed is None else str(seed),
                 "concurrency": config.concurrency,
                 "move_timeout_ms": config.clock.move_time_ms,
                 "time_bank_ms": config.clock.time_bank_ms,
@@ -471,8 +493,9 @@ class WebArena:
         }
 
     def tournament_update(self, tid: int, new: list[int]) -> dict[str, Any]:
-        """The live update for a tournament's viewers: built once, sent to all."""
-        data = self.tournament(tid)
+        """The live update for a tournament's viewers: built once, sent to all, so built as
+        anyone may see it."""
+        data = self.tournament(tid, Visibility(self.store, ANYONE))
         new_set = set(new)
         changed = [
             g for g in data["games"] if g["match"] is not None and g["match"]["sequence"] in new_set
@@ -489,10 +512,13 @@ class WebArena:
             "matrix_html": str(module.matrix(data)),
         }
 
-    def match(self, match_id: str) -> dict[str, Any]:
+    def match(self, match_id: str, policy: Visibility) -> dict[str, Any]:
+        """The match page's data; a sealed match (``arena.visibility``) only says who plays."""
         stored = self.store.get_match(match_id)
         s, result = stored.summary, stored.result
-        row = match_row(s)
+        row = match_row(s, policy)
+        if row["sealed"]:
+            return row | {"sealed_text": SEALED, "seed": None}
         hands: list[dict[str, Any]] = []
         replay_error = None
         faults = []
@@ -538,7 +564,10 @@ class WebArena:
         )
         return row
 
-    def frames_json(self, match_id: str, view: str) -> bytes:
+    def frames_json(self, match_id: str, view: str, policy: Visibility) -> bytes:
+        """The replay's frames (compressed JSON), kept for the next viewer once unsealed."""
+        summary = self.store.get_match(match_id).summary
+        policy.check_record(summary)  # before the cache: it holds frames of open matches only
         key = (match_id, view)
         with self._frames_lock:
             hit = self._frames.get(key)
@@ -607,6 +636,23 @@ class WebArena:
             raise HTTPException(401, "unknown token: it was never issued by this arena, or revoked")
         return info.id, info.name
 
+    def viewer(self, request: Request) -> Viewer:
+        """The caller as the visibility policy's viewer. A stale login cookie on a public page
+        is anyone (a token sent in a header is checked: a wrong one is a 401)."""
+        try:
+            who = self.caller(request)
+        except HTTPException:
+            if request.headers.get("authorization") is not None:
+                raise
+            return ANYONE
+        if who is None:
+            return ANYONE
+        role = next((t.role for t in self.store.list_tokens() if t.id == who[0]), None)
+        return Viewer(token_id=who[0], name=who[1], role=role)
+
+    def policy(self, request: Request) -> Visibility:
+        return Visibility(self.store, self.viewer(request))
+
 
 # -- routes ----------------------------------------------------------------------------------
 
@@ -637,7 +683,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         return request.url.path.startswith("/api/")
 
     def leaderboard_page(request: Request) -> Response:
-        data = arena.leaderboard(request, PAGE_ROWS)
+        data = arena.leaderboard(request)
         fingerprint = data.pop("_fingerprint")
         rows_html = arena.cached(
             ("html", request.url.query, fingerprint), lambda: leaderboard_rows_html(data["rows"])
@@ -659,11 +705,11 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         return _gzipped(request, body)
 
     def bot_page(request: Request) -> Response:
-        data = arena.bot(request.path_params["name"])
+        data = arena.bot(request.path_params["name"], arena.policy(request))
         return arena.render(request, "bot.html", b=data, title=f"{data['name']} · Spades Arena")
 
     def bot_api(request: Request) -> Response:
-        data = arena.bot(request.path_params["name"])
+        data = arena.bot(request.path_params["name"], arena.policy(request))
         data.pop("_plot")
         return JSONResponse(data)
 
@@ -678,13 +724,13 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
 
     def tournament_page(request: Request) -> Response:
         tid = path_int(request, "tid")
-        data = arena.tournament(tid)
+        data = arena.tournament(tid, arena.policy(request))
         return arena.render(
             request, "tournament.html", t=data, title=f"Tournament {tid} · Spades Arena"
         )
 
     def tournament_api(request: Request) -> Response:
-        data = arena.tournament(path_int(request, "tid"))
+        data = arena.tournament(path_int(request, "tid"), arena.policy(request))
         data.pop("_matrix")
         return JSONResponse(data)
 
@@ -701,7 +747,12 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         view = choice_param(request, "view", VIEWS, "spectator")
         step = int_param(request, "step", 0, 0)
         int_param(request, "hand", None, 1)  # read by the viewer's script; checked here
-        data = arena.match(request.path_params["match_id"])
+        data = arena.match(request.path_params["match_id"], arena.policy(request))
+        if data["sealed"]:
+            return arena.render(
+                request, "match_sealed.html", m=data,
+                title=f"Match {data['match_id']} · Spades Arena",
+            )
         return arena.render(
             request, "match.html", m=data, view=view, seat=view_seat(view), step=step,
             title=f"Match {data['match_id']} · Spades Arena",
@@ -712,9 +763,14 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         from arena.referee.record import result_to_dict
         from arena.referee.replay import replay_to_dict
 
-        data = match_row(stored.summary)
+        data = match_row(stored.summary, arena.policy(request))
+        if data["sealed"]:
+            # Who plays and how it ended; its seed, cards and decisions once its twin is played.
+            return JSONResponse(data | {"seed": None, "sealed_text": SEALED})
+        data["seed"] = stored.summary.seed
         try:
-            data["replay"] = replay_to_dict(stored.result)
+            # The replay repeats the match's detail: as the viewer may read it.
+            data["replay"] = replay_to_dict(stored.result) | {"detail": data["detail"]}
         except ReplayError as exc:
             data["replay"] = None
             data["replay_error"] = str(exc)
@@ -723,7 +779,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
 
     def frames_api(request: Request) -> Response:
         view = choice_param(request, "view", VIEWS, "spectator")
-        body = arena.frames_json(request.path_params["match_id"], view)
+        body = arena.frames_json(request.path_params["match_id"], view, arena.policy(request))
         # A recorded match never changes: its frames may be kept by the browser.
         return _gzipped(request, body, {"cache-control": "public, max-age=3600"})
 
@@ -735,21 +791,29 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         summary = store.get_match(match_id).summary
         version = store.get_bot_version(summary.seat_versions[seat])
         detail = queries.bot_detail(store, version.name)
-        who = arena.caller(request)
+        viewer = arena.viewer(request)
         ctx: dict[str, Any] = {
             "match_id": match_id, "seat": seat, "bot": version.name,
             "player": summary.players[seat], "title": f"Logs · {version.name}",
         }
-        if who is None:
+        if viewer.anonymous:
             return arena.render(request, "logs.html", status=401, need_login=True, **ctx)
-        if detail.owner_token_id is None or detail.owner_token_id != who[0]:
+        policy = Visibility(store, viewer)
+        try:
+            policy.check_log(summary, seat)
+        except NotOwnerError:
             owner = "no owner (registered locally)" if detail.owner is None else detail.owner
             return arena.render(
-                request, "logs.html", status=403, forbidden=True, owner=owner, caller=who[1],
-                **ctx,
+                request, "logs.html", status=403, forbidden=True, owner=owner,
+                caller=viewer.name, **ctx,
             )
-        found = bot_log(store, match_id, seat)
-        return arena.render(request, "logs.html", log=found, caller=who[1], **ctx)
+        except SealedError as exc:
+            return arena.render(
+                request, "logs.html", status=403, sealed=str(exc), caller=viewer.name, **ctx
+            )
+        folder = arena.config.data_dir
+        text = None if folder is None else read_match_log(store, match_id, seat, data_dir=folder)
+        return arena.render(request, "logs.html", log=bot_log(text), caller=viewer.name, **ctx)
 
     def login_page(request: Request) -> Response:
         return arena.render(request, "login.html", next=_safe_next(request.query_params))
@@ -791,13 +855,16 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
     async def not_found(request: Request, exc: Exception) -> Response:
         return _error(request, 404, str(exc))
 
+    async def sealed(request: Request, exc: Exception) -> Response:
+        return _error(request, 403, str(exc))
+
     async def store_error(request: Request, exc: Exception) -> Response:
         return _error(request, 503, f"the database could not be read: {exc}")
 
     def _error(request: Request, status: int, message: str) -> Response:
         if wants_json(request):
             return JSONResponse({"error": message, "status": status}, status_code=status)
-        titles = {400: "Bad request", 401: "Token needed", 403: "Not yours", 404: "Not found",
+        titles = {400: "Bad request", 401: "Token needed", 403: "Not shown", 404: "Not found",
                   405: "Method not allowed", 409: "Cannot replay", 503: "Unavailable"}
         return arena.render(
             request, "error.html", status=status, code=status,
@@ -836,6 +903,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         exception_handlers={
             HTTPException: http_error,
             NotFoundError: not_found,
+            SealedError: sealed,
             StoreError: store_error,
         },
         lifespan=lifespan,

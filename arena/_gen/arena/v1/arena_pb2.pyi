@@ -143,7 +143,7 @@ class Entrant(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
 
 class Tournament(_message.Message):
-    __slots__ = ("id", "state", "bots", "games", "concurrency", "seed", "move_timeout_ms", "policy", "rules", "matches_total", "matches_done", "created_at", "entrants", "time_bank_ms", "max_faults", "deals", "standings")
+    __slots__ = ("id", "state", "bots", "games", "concurrency", "seed", "move_timeout_ms", "policy", "rules", "matches_total", "matches_done", "created_at", "entrants", "time_bank_ms", "max_faults", "deals", "standings", "seed_secret")
     ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
@@ -161,6 +161,7 @@ class Tournament(_message.Message):
     MAX_FAULTS_FIELD_NUMBER: _ClassVar[int]
     DEALS_FIELD_NUMBER: _ClassVar[int]
     STANDINGS_FIELD_NUMBER: _ClassVar[int]
+    SEED_SECRET_FIELD_NUMBER: _ClassVar[int]
     id: int
     state: TournamentState
     bots: _containers.RepeatedScalarFieldContainer[str]
@@ -178,7 +179,8 @@ class Tournament(_message.Message):
     max_faults: int
     deals: DealMode
     standings: TournamentStandings
-    def __init__(self, id: _Optional[int] = ..., state: _Optional[_Union[TournamentState, str]] = ..., bots: _Optional[_Iterable[str]] = ..., games: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., move_timeout_ms: _Optional[int] = ..., policy: _Optional[_Union[FaultPolicy, str]] = ..., rules: _Optional[_Union[_bot_pb2.RuleSet, _Mapping]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entrants: _Optional[_Iterable[_Union[Entrant, _Mapping]]] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ..., deals: _Optional[_Union[DealMode, str]] = ..., standings: _Optional[_Union[TournamentStandings, _Mapping]] = ...) -> None: ...
+    seed_secret: bool
+    def __init__(self, id: _Optional[int] = ..., state: _Optional[_Union[TournamentState, str]] = ..., bots: _Optional[_Iterable[str]] = ..., games: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., move_timeout_ms: _Optional[int] = ..., policy: _Optional[_Union[FaultPolicy, str]] = ..., rules: _Optional[_Union[_bot_pb2.RuleSet, _Mapping]] = ..., matches_total: _Optional[int] = ..., matches_done: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., entrants: _Optional[_Iterable[_Union[Entrant, _Mapping]]] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ..., deals: _Optional[_Union[DealMode, str]] = ..., standings: _Optional[_Union[TournamentStandings, _Mapping]] = ..., seed_secret: _Optional[bool] = ...) -> None: ...
 
 class TournamentStandings(_message.Message):
     __slots__ = ("leaderboard", "head_to_head", "faults")
@@ -344,7 +346,7 @@ class MatchSeat(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., version: _Optional[str] = ..., faults: _Optional[int] = ..., score: _Optional[int] = ...) -> None: ...
 
 class Match(_message.Message):
-    __slots__ = ("id", "tournament_id", "pair_id", "seed", "rules", "engine_version", "seats", "winner", "hands_played", "termination", "detail", "started_at", "finished_at", "rated", "unrated_reason")
+    __slots__ = ("id", "tournament_id", "pair_id", "seed", "rules", "engine_version", "seats", "winner", "hands_played", "termination", "detail", "started_at", "finished_at", "rated", "unrated_reason", "sealed")
     ID_FIELD_NUMBER: _ClassVar[int]
     TOURNAMENT_ID_FIELD_NUMBER: _ClassVar[int]
     PAIR_ID_FIELD_NUMBER: _ClassVar[int]
@@ -360,6 +362,7 @@ class Match(_message.Message):
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
     RATED_FIELD_NUMBER: _ClassVar[int]
     UNRATED_REASON_FIELD_NUMBER: _ClassVar[int]
+    SEALED_FIELD_NUMBER: _ClassVar[int]
     id: str
     tournament_id: int
     pair_id: str
@@ -375,7 +378,8 @@ class Match(_message.Message):
     finished_at: _timestamp_pb2.Timestamp
     rated: bool
     unrated_reason: str
-    def __init__(self, id: _Optional[str] = ..., tournament_id: _Optional[int] = ..., pair_id: _Optional[str] = ..., seed: _Optional[int] = ..., rules: _Optional[_Union[_bot_pb2.RuleSet, _Mapping]] = ..., engine_version: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[MatchSeat, _Mapping]]] = ..., winner: _Optional[int] = ..., hands_played: _Optional[int] = ..., termination: _Optional[_Union[_bot_pb2.Termination, str]] = ..., detail: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rated: _Optional[bool] = ..., unrated_reason: _Optional[str] = ...) -> None: ...
+    sealed: bool
+    def __init__(self, id: _Optional[str] = ..., tournament_id: _Optional[int] = ..., pair_id: _Optional[str] = ..., seed: _Optional[int] = ..., rules: _Optional[_Union[_bot_pb2.RuleSet, _Mapping]] = ..., engine_version: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[MatchSeat, _Mapping]]] = ..., winner: _Optional[int] = ..., hands_played: _Optional[int] = ..., termination: _Optional[_Union[_bot_pb2.Termination, str]] = ..., detail: _Optional[str] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rated: _Optional[bool] = ..., unrated_reason: _Optional[str] = ..., sealed: _Optional[bool] = ...) -> None: ...
 
 class Decision(_message.Message):
     __slots__ = ("seat", "kind", "double_nil", "draw", "exchange", "bid", "play", "elapsed_us", "fault")
