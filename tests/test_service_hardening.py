@@ -232,6 +232,34 @@ def test_page_tokens_out_of_range_are_invalid_argument(
             assert len(str(info.value.details())) < 200
 
 
+MALFORMED = (b"\xff\xff\xff\xff", b"\x0a\xff\x01abc", b"\x08")
+"""Not protobuf: a bad tag, a field longer than the message, a truncated varint."""
+
+
+def test_a_malformed_request_is_invalid_argument_with_a_plain_message(
+    served: tuple[ArenaProcess, str, str],
+) -> None:
+    """On main these were UNKNOWN "Unexpected <class 'google.protobuf.message.DecodeError'>"."""
+    server, member, _ = served
+    with grpc.insecure_channel(server.address) as channel:
+        for method in ("GetBot", "ListMatches", "StartTournament", "SubmitBot", "GetMatch"):
+            call = channel.unary_unary(f"/arena.v1.ArenaService/{method}")  # bytes as they are
+            for raw in MALFORMED:
+                with pytest.raises(grpc.RpcError) as info:
+                    call(raw, metadata=bearer(member), timeout=10)
+                assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, (method, raw)
+                details = str(info.value.details())
+                assert f"the request to {method}" in details, details
+                assert "not a valid protobuf message" in details
+                assert "DecodeError" not in details and "Unexpected" not in details
+        watch = channel.unary_stream("/arena.v1.ArenaService/WatchTournament")
+        with pytest.raises(grpc.RpcError) as info:
+            list(watch(MALFORMED[0], timeout=10))
+        assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        # The server still answers well-formed calls.
+        assert pb_grpc.ArenaServiceStub(channel).ListBots(pb.ListBotsRequest(), timeout=10)
+
+
 # -- bounded requests ----------------------------------------------------------------------------
 
 
