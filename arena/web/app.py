@@ -211,6 +211,14 @@ def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
 class WebConfig:
     live_interval_s: float = 0.5
     secure_cookies: bool = False
+    """The site is served over TLS (directly or by a proxy in front): cookies are ``Secure``
+    and every response carries HSTS."""
+    request_head_timeout_s: float = 5.0
+    """A connection that has not sent a whole request head by then is closed (server.py)."""
+    max_streams: int = 256
+    """Live event streams open at once over all clients; one more is a 429 (stream_limits.py)."""
+    max_streams_per_address: int = 8
+    """Live event streams open at once from one client address."""
 
 
 class WebArena:
