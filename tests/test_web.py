@@ -500,6 +500,15 @@ def page(browser: Any) -> Iterator[Any]:
     assert not errors, errors
 
 
+def _wait_true(page: Any, expression: str, timeout_s: float = 30.0) -> None:
+    """Wait until ``expression`` is true in the page. Not ``wait_for_function``: its polling
+    evaluates strings inside the page, which the site's CSP (no 'unsafe-eval') refuses."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"not true within {timeout_s:g} s: {expression}"
+        page.wait_for_timeout(100)
+
+
 def _cards(page: Any, selector: str) -> list[str]:
     return page.eval_on_selector_all(selector, "els => els.map(e => e.dataset.card)")
 
@@ -584,7 +593,7 @@ def test_browser_replay_shows_the_engines_cards(arena: Arena, page: Any, artifac
     page.keyboard.press("Home")
     page.select_option("#speed", "120")
     page.click("#play")
-    page.wait_for_function("Number(document.getElementById('viewer').dataset.rendered) >= 3")
+    _wait_true(page, "Number(document.getElementById('viewer').dataset.rendered) >= 3")
     page.click("#play")
 
     # A permalink opens the same position in the seat's view: the opponent's cards are backs.
@@ -638,9 +647,8 @@ def test_browser_tournament_page_updates_live(
     try:
         page.wait_for_selector("#games tbody tr.game.done", timeout=120_000)
         page.screenshot(path=str(artifacts / "tournament-live.png"), full_page=True)
-        page.wait_for_function(
-            "document.querySelectorAll('#games tbody tr.game.done').length === 4",
-            timeout=120_000,
+        _wait_true(
+            page, "document.querySelectorAll('#games tbody tr.game.done').length === 4", 120
         )
         page.wait_for_selector("#state.finished", timeout=30_000)
     finally:

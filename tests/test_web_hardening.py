@@ -10,6 +10,8 @@ violation.
 from __future__ import annotations
 
 import contextlib
+import os
+import re
 import select
 import socket
 import time
@@ -18,13 +20,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from random import Random
+from typing import Any
 
 import httpx
 import pytest
 
 from arena.referee.record import DecisionRecord, MatchResult, Termination
 from arena.rules import ENGINE_VERSION, Match, RuleSet
-from arena.store import Store
+from arena.store import Store, TournamentStatus
 from arena.tournament import TournamentSettings, create_tournament
 from arena.web import WebServer
 from arena.web.app import WebConfig
@@ -150,3 +153,250 @@ def test_connections_that_never_finish_their_request_head_are_closed(site: Site)
             sock.close()
     # A whole request on a fresh connection is served as ever.
     assert httpx.get(f"{site.url}/api/tournaments", timeout=10).status_code == 200
+
+
+# -- live event streams -----------------------------------------------------------------------
+
+
+def _hold_stream(stack: contextlib.ExitStack, url: str, local: str = "127.0.0.1") -> int:
+    """Open a live stream from ``local`` and keep it open until ``stack`` closes; its status
+    (a served stream has sent its first line by then)."""
+    client = stack.enter_context(
+        httpx.Client(transport=httpx.HTTPTransport(local_address=local), timeout=10)
+    )
+    response = stack.enter_context(client.stream("GET", url))
+    if response.status_code == 200:
+        # Kept until the stack closes: a dropped line iterator would close the stream.
+        lines = stack.enter_context(contextlib.closing(response.iter_lines()))
+        assert next(lines).startswith("retry:")
+    return response.status_code
+
+
+def test_live_streams_are_capped_per_address_and_in_total(site: Site) -> None:
+    """On main 10,000 open streams from one address stopped every other page (no cap)."""
+    tid = new_tournament(site.store, 31)
+    url = f"{site.url}/tournaments/{tid}/events"
+    try:
+        with contextlib.ExitStack() as stack:
+            # Three from one address (its cap), a fourth is refused with a Retry-After.
+            assert [_hold_stream(stack, url, "127.0.0.2") for _ in range(3)] == [200] * 3
+            with httpx.Client(
+                transport=httpx.HTTPTransport(local_address="127.0.0.2"), timeout=10
+            ) as client:
+                refused = client.get(url)
+            assert refused.status_code == 429
+            assert "3 live streams are open from your address" in refused.text
+            assert int(refused.headers["retry-after"]) > 0
+            # Other addresses until the server's total (6), then everyone is refused.
+            assert [_hold_stream(stack, url, "127.0.0.3") for _ in range(3)] == [200] * 3
+            with httpx.Client(
+                transport=httpx.HTTPTransport(local_address="127.0.0.4"), timeout=10
+            ) as client:
+                refused = client.get(url)
+                assert refused.status_code == 429
+                assert "the server has 6 live streams open" in refused.text
+                # Every other page still answers.
+                assert client.get(f"{site.url}/api/tournaments").status_code == 200
+                assert client.get(f"{site.url}/tournaments/{tid}").status_code == 200
+        # Closed streams give their places back.
+        deadline = time.monotonic() + 10
+        while True:
+            with contextlib.ExitStack() as stack:
+                statuses = [_hold_stream(stack, url, "127.0.0.4") for _ in range(3)]
+            if statuses == [200] * 3:
+                break
+            assert time.monotonic() < deadline, statuses
+            time.sleep(0.2)
+    finally:
+        site.store.set_tournament_status(tid, TournamentStatus.CANCELLED)
+
+
+def test_the_poll_api_answers_what_the_stream_sends(site: Site) -> None:
+    tid = new_tournament(site.store, 37)
+    try:
+        with httpx.Client(base_url=site.url, timeout=10) as client:
+            first = client.get(f"/api/tournaments/{tid}/update").json()
+            assert first["games_done"] == 0 and first["rows"] == {}
+            match_id = play_one(site.store, tid)
+            update = client.get(f"/api/tournaments/{tid}/update?after={first['sequence']}")
+            data = update.json()
+            assert data["games_done"] == 1 and data["sequence"] > first["sequence"]
+            assert [match_id in row for row in data["rows"].values()] == [True]
+            again = client.get(f"/api/tournaments/{tid}/update?after={data['sequence']}").json()
+            assert again["rows"] == {} and again["games_done"] == 1
+            assert client.get("/api/tournaments/999999/update").status_code == 404
+            assert client.get(f"/api/tournaments/{tid}/update?after=-1").status_code == 400
+    finally:
+        site.store.set_tournament_status(tid, TournamentStatus.CANCELLED)
+
+
+# -- security headers ----------------------------------------------------------------------
+
+
+def _check_headers(response: httpx.Response) -> None:
+    h = response.headers
+    csp = h.get("content-security-policy", "")
+    assert "script-src 'self'" in csp and "'unsafe-inline'" not in csp, (response.url, csp)
+    assert "frame-ancestors 'none'" in csp
+    assert "default-src 'none'" in csp
+    assert h.get("x-content-type-options") == "nosniff"
+    assert h.get("referrer-policy") == "same-origin"
+    assert h.get("x-frame-options") == "DENY"
+
+
+def test_every_response_carries_the_security_headers(site: Site) -> None:
+    """On main no response had a Content-Security-Policy, nosniff or a Referrer-Policy."""
+    match_id = site.store.list_matches(tournament_id=site.played)[0].match_id
+    with httpx.Client(base_url=site.url, timeout=10) as client:
+        for path in (
+            "/", "/api/leaderboard", "/bots/random", f"/tournaments/{site.played}",
+            f"/matches/{match_id}", f"/api/matches/{match_id}/frames", "/static/arena.css",
+            "/bots/nobody", "/api/bots/nobody", "/login", "/api",
+        ):  # fmt: skip
+            response = client.get(path)
+            assert response.status_code in (200, 404), path
+            _check_headers(response)
+            # Plain HTTP: no HSTS (a browser ignores it there, and it would be a false promise).
+            assert "strict-transport-security" not in response.headers
+        posted = client.post("/login", data={"token": "nope"})
+        _check_headers(posted)
+
+
+def test_behind_tls_every_response_carries_hsts(site: Site) -> None:
+    server = WebServer(site.store, "127.0.0.1:0", WebConfig(secure_cookies=True))
+    server.start()
+    try:
+        for path in ("/", "/api/tournaments", "/static/arena.css", "/bots/nobody"):
+            response = httpx.get(server.url.rstrip("/") + path, timeout=10)
+            _check_headers(response)
+            assert response.headers["strict-transport-security"] == "max-age=31536000"
+    finally:
+        server.stop()
+
+
+# -- in a real browser ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but {CHROMIUM} is missing: .ci/run installs chromium")
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+REPORT_VIOLATIONS = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation", (e) => {
+  window.__violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}`);
+});
+"""
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A page that records script errors and Content-Security-Policy violations (as events
+    and as console messages); the test fails on any."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(REPORT_VIOLATIONS)
+    pg = context.new_page()
+    errors: list[str] = []
+    refused: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on(
+        "console",
+        lambda m: refused.append(m.text)
+        if m.type == "error" and "Content Security Policy" in m.text
+        else None,
+    )
+    pg.route(re.compile(r"^(?!http://127\.0\.0\.1:).*"), lambda route: route.abort())
+    pg.csp_console = refused  # a test that provokes a violation on purpose empties it
+    yield pg
+    context.close()
+    assert not errors, errors
+    assert not refused, refused
+
+
+def _wait_true(page: Any, expression: str, timeout_s: float = 30.0) -> None:
+    """Wait until ``expression`` is true in the page. Not ``wait_for_function``: its polling
+    evaluates strings inside the page, which the site's CSP (no 'unsafe-eval') refuses."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"not true within {timeout_s:g} s: {expression}"
+        page.wait_for_timeout(100)
+
+
+def _no_violations(page: Any) -> None:
+    assert page.evaluate("window.__violations") == []
+
+
+@pytest.mark.web
+@pytest.mark.slow
+def test_browser_pages_work_under_the_content_security_policy(site: Site, page: Any) -> None:
+    match_id = site.store.list_matches(tournament_id=site.played)[0].match_id
+    response = page.goto(site.url + "/")
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    assert page.locator("#leaderboard tbody tr").count() == 2
+    # The interval bars are drawn (SVG attributes, no style attribute).
+    assert page.locator("#leaderboard td.interval svg.bar rect.span").count() == 2
+    _no_violations(page)
+    page.click("#leaderboard tbody tr >> nth=0 >> td.bot a")
+    page.wait_for_selector("#rating-plot svg.plot")
+    _no_violations(page)
+    # The replay viewer is all script: it renders, steps, and breaks no rule.
+    page.goto(f"{site.url}/matches/{match_id}?step=3")
+    page.wait_for_selector('#viewer[data-rendered="3"]')
+    page.click("#fwd")
+    page.wait_for_selector('#viewer[data-rendered="4"]')
+    assert page.locator("#hand-0 svg.card").count() > 0
+    _no_violations(page)
+    page.goto(f"{site.url}/tournaments/{site.played}")
+    assert page.locator("#games tbody tr.game.done").count() == 1
+    page.goto(f"{site.url}/login")
+    _no_violations(page)
+    # And the policy is really enforced: an inline script injected now is refused.
+    page.evaluate(
+        "() => { const s = document.createElement('script');"
+        " s.textContent = 'window.__ran = true'; document.body.append(s); }"
+    )
+    _wait_true(page, "window.__violations.length > 0")
+    assert page.evaluate("window.__ran") is None
+    assert "script-src" in page.evaluate("window.__violations")[0]
+    page.csp_console.clear()
+
+
+@pytest.mark.web
+@pytest.mark.slow
+def test_a_page_refused_its_stream_follows_the_tournament_by_polling(
+    site: Site, page: Any
+) -> None:
+    tid = new_tournament(site.store, 41)
+    url = f"{site.url}/tournaments/{tid}/events"
+    try:
+        with contextlib.ExitStack() as stack:
+            # The browser's address (127.0.0.1) has every stream it may have open already.
+            assert [_hold_stream(stack, url) for _ in range(3)] == [200] * 3
+            page.goto(f"{site.url}/tournaments/{tid}")
+            _wait_true(page, "document.body.dataset.polling === 'true'", 15)
+            page.evaluate("window.__notReloaded = true")
+            assert page.locator("#games tbody tr.game.done").count() == 0
+            match_id = play_one(site.store, tid)
+            _wait_true(
+                page, "document.querySelectorAll('#games tbody tr.game.done').length === 1", 20
+            )
+            assert page.evaluate("window.__notReloaded") is True
+            assert page.locator("#progress-text").inner_text() == "1 of 4 matches played"
+            assert page.locator(f'#games tr[data-match="{match_id}"]').count() == 1
+            play_one(site.store, tid)
+            _wait_true(
+                page, "document.querySelectorAll('#games tbody tr.game.done').length === 2", 20
+            )
+            _no_violations(page)
+    finally:
+        site.store.set_tournament_status(tid, TournamentStatus.CANCELLED)

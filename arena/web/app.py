@@ -34,7 +34,6 @@ from starlette.responses import (
     JSONResponse,
     RedirectResponse,
     Response,
-    StreamingResponse,
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -49,11 +48,13 @@ from arena.store import MatchSummary, NotFoundError, Store, StoreError
 from arena.tournament import tournament_standings
 from arena.tournament.runner import load_config
 from arena.web import queries
+from arena.web.headers import SecurityHeaders
 from arena.web.history import RatingHistory
 from arena.web.live import LiveHub
 from arena.web.logs import bot_log
 from arena.web.plot import rating_plot
 from arena.web.replay_view import VIEWS, build_frames, view_seat
+from arena.web.stream_limits import StreamSlots
 
 STATIC_DIR = Path(__file__).parent / "static"
 TOKEN_COOKIE = "arena_token"
@@ -184,7 +185,7 @@ def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
     span = (hi - lo) or 1.0
 
     def pct(v: float) -> str:
-        return f"{(v - lo) / span * 100:.1f}%"
+        return f"{(v - lo) / span * 100:.1f}"
 
     out = []
     for r in rows:
@@ -198,8 +199,11 @@ def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
             f'<td class="score num"><strong>{r["score"]:.2f}</strong></td>'
             f'<td class="low interval"><span class="num">{r["low"]:.1f} &ndash; '
             f'{r["high"]:.1f}</span>'
-            f'<span class="bar" style="--lo: {pct(r["low"])}; --hi: {pct(r["high"])}; '
-            f'--mu: {pct(r["mu"])}"></span></td>'
+            # Drawn in SVG attributes, not a style attribute: the CSP allows no inline style.
+            f'<svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" '
+            f'aria-hidden="true"><rect class="span" x="{pct(r["low"])}" y="0" '
+            f'width="{pct(r["high"] - r["low"] + lo)}" height="10"/>'
+            f'<rect class="mu" x="{pct(r["mu"])}" y="0" width="2" height="10"/></svg></td>'
             f'<td class="matches num">{r["matches"]}</td><td class="wins num">{r["wins"]}</td>'
             f'<td class="losses num">{r["losses"]}</td><td class="draws num">{r["draws"]}</td>'
             f'<td class="faults num{" warn" if r["faults"] else ""}">{r["faults"]}</td></tr>'
@@ -237,6 +241,7 @@ class WebArena:
         self.env.globals.update(card=_card, when=_when, views=VIEWS)
         self.env.filters["ms"] = lambda us: "" if us is None else f"{us / 1000:.1f} ms"
         self.live = LiveHub(store, self.tournament_update, self.config.live_interval_s)
+        self.streams = StreamSlots(self.config.max_streams, self.config.max_streams_per_address)
         self._frames: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         self._frames_lock = Lock()
         self._rendered: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
@@ -696,11 +701,22 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
     async def tournament_events(request: Request) -> Response:
         tid = path_int(request, "tid")
         await anyio.to_thread.run_sync(load_config, store, tid)  # 404 for an unknown one
-        return StreamingResponse(
+        return arena.streams.stream(
+            request,
             arena.live.stream(tid),
             media_type="text/event-stream",
             headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
         )
+
+    def tournament_update_api(request: Request) -> Response:
+        """What the live stream sends, for a page that polls (its stream was refused): the
+        rows of matches recorded after sequence ``after`` (all when absent)."""
+        tid = path_int(request, "tid")
+        after = int_param(request, "after", 0, 0) or 0
+        seqs = queries.tournament_match_sequences(store, tid)
+        data = arena.tournament_update(tid, sorted(s for s in seqs if s > after))
+        data["sequence"] = max(seqs, default=after)
+        return JSONResponse(data, headers={"cache-control": "no-store"})
 
     def match_page(request: Request) -> Response:
         view = choice_param(request, "view", VIEWS, "spectator")
@@ -831,13 +847,17 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         Route("/api/bots/{name:str}", _timed(bot_api)),
         Route("/api/tournaments", _timed(tournaments_api)),
         Route("/api/tournaments/{tid}", _timed(tournament_api)),
+        Route("/api/tournaments/{tid}/update", _timed(tournament_update_api)),
         Route("/api/matches/{match_id:str}", _timed(match_api)),
         Route("/api/matches/{match_id:str}/frames", _timed(frames_api)),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
+        middleware=[
+            Middleware(SecurityHeaders, tls=arena.config.secure_cookies),
+            Middleware(GZipMiddleware, minimum_size=2048),
+        ],
         exception_handlers={
             HTTPException: http_error,
             NotFoundError: not_found,
