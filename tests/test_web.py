@@ -361,17 +361,24 @@ def test_bot_logs_are_for_the_owner_only(arena: Arena, http: httpx.Client) -> No
     assert http.get(f"/matches/{arena.owned_match}/logs/2").status_code == 404
 
 
-def test_login_keeps_the_token_in_a_cookie_and_redirects_only_on_site(arena: Arena) -> None:
+def test_login_opens_a_session_and_redirects_only_on_site(arena: Arena) -> None:
+    """Sessions and CSRF in depth: tests/test_web_hardening.py."""
     path = f"/matches/{arena.owned_match}/logs/0"
     with httpx.Client(base_url=arena.url, timeout=30) as client:
-        bad = client.post("/login", data={"token": "nope", "next": path})
+        csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text)
+        assert csrf
+        bad = client.post("/login", data={"token": "nope", "next": path, "csrf": csrf[1]})
         assert bad.status_code == 401
-        r = client.post("/login", data={"token": arena.owner_token, "next": path})
+        r = client.post("/login", data={"token": arena.owner_token, "next": path,
+                                        "csrf": csrf[1]})  # fmt: skip
         assert r.status_code == 303 and r.headers["location"] == path
-        cookie = r.headers["set-cookie"].lower()
-        assert "httponly" in cookie and "samesite=strict" in cookie
+        cookie = next(c for c in r.headers.get_list("set-cookie") if "arena_session=" in c)
+        assert "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
         assert client.get(path).status_code == 200
-        away = client.post("/login", data={"token": arena.owner_token, "next": "//evil.test/"})
+        csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text)
+        assert csrf
+        away = client.post("/login", data={"token": arena.owner_token, "next": "//evil.test/",
+                                           "csrf": csrf[1]})  # fmt: skip
         assert away.headers["location"] == "/"
 
 

@@ -17,7 +17,7 @@ import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from random import Random
 from typing import Any
@@ -47,6 +47,9 @@ class Site:
     url: str
     played: int
     """A tournament with a recorded match."""
+    owner_token: str
+    owned_match: str
+    """A match of bot ``owned``, submitted with ``owner_token`` (its logs are the owner's)."""
 
 
 def engine_match(match_id: str, seed: int, rng_seed: int = 1) -> MatchResult:
@@ -92,6 +95,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     store = Store.open(str(folder / "arena.db"))
     played = new_tournament(store, 3)
     play_one(store, played)
+    owner = store.create_token("alice")
+    alice = store.verify_token(owner)
+    assert alice is not None
+    owned = store.register_bot_version(
+        "owned", "1.0", "f" * 64, "submitted", owner_token_id=alice.id
+    )
+    result = engine_match("owned-1", 77)
+    store.record_match(result, seat_versions=(owned.id, store.get_bot_version("random").id))
     config = WebConfig(
         live_interval_s=0.2, request_head_timeout_s=HEAD_TIMEOUT_S, max_streams=6,
         max_streams_per_address=3,
@@ -99,7 +110,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     server = WebServer(store, "127.0.0.1:0", config)
     server.start()
     try:
-        yield Site(store, server, server.url.rstrip("/"), played)
+        yield Site(store, server, server.url.rstrip("/"), played, owner, result.match_id)
     finally:
         server.stop()
         store.close()
@@ -274,6 +285,96 @@ def test_behind_tls_every_response_carries_hsts(site: Site) -> None:
         server.stop()
 
 
+# -- sign-in: server-side sessions and CSRF tokens -------------------------------------------
+
+
+def _csrf_of(page_html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', page_html)
+    assert found, "no CSRF field in the form"
+    return found.group(1)
+
+
+def _signed_in(site: Site, client: httpx.Client) -> httpx.Response:
+    form = client.get("/login")
+    return client.post(
+        "/login", data={"token": site.owner_token, "next": "/", "csrf": _csrf_of(form.text)}
+    )
+
+
+def test_signing_in_opens_a_session_and_the_browser_never_holds_the_token(site: Site) -> None:
+    """On main the login cookie held the raw API token for 30 days."""
+    logs = f"/matches/{site.owned_match}/logs/0"
+    with httpx.Client(base_url=site.url, timeout=10) as client:
+        signed = _signed_in(site, client)
+        assert signed.status_code == 303
+        cookies = signed.headers.get_list("set-cookie")
+        assert not any(site.owner_token in c for c in cookies)
+        session = next(c for c in cookies if c.startswith("arena_session="))
+        assert "httponly" in session.lower() and "samesite=strict" in session.lower()
+        session_id = client.cookies["arena_session"]
+        assert session_id != site.owner_token and len(session_id) >= 40
+        assert client.get(logs).status_code == 200
+        # Signing out needs the session's CSRF token, and ends the session on the server: the
+        # old cookie, replayed, opens nothing.
+        page = client.get(logs)
+        assert client.post("/logout", data={"csrf": "wrong"}).status_code == 403
+        assert client.get(logs).status_code == 200
+        out = client.post("/logout", data={"csrf": _csrf_of(page.text)})
+        assert out.status_code == 303
+        assert client.get(logs).status_code == 401
+    replay = httpx.get(site.url + logs, cookies={"arena_session": session_id}, timeout=10)
+    assert replay.status_code == 401
+    # The cookie of older versions, holding the raw token, signs in no more.
+    legacy = httpx.get(site.url + logs, cookies={"arena_token": site.owner_token}, timeout=10)
+    assert legacy.status_code == 401
+
+
+def test_a_session_ends_when_it_expires_or_its_token_is_revoked(site: Site) -> None:
+    logs = f"{site.url}/matches/{site.owned_match}/logs/0"
+    token = site.store.create_token("carol")
+    info = site.store.verify_token(token)
+    assert info is not None
+    short = site.store.open_session(info.id, timedelta(seconds=1))
+    long = site.store.open_session(info.id, timedelta(days=1))
+    # carol owns no bot: a 403 says she is signed in, a 401 that she is not.
+    assert httpx.get(logs, cookies={"arena_session": short.session_id}).status_code == 403
+    time.sleep(1.2)
+    assert httpx.get(logs, cookies={"arena_session": short.session_id}).status_code == 401
+    assert httpx.get(logs, cookies={"arena_session": long.session_id}).status_code == 403
+    site.store.revoke_token("carol")
+    assert httpx.get(logs, cookies={"arena_session": long.session_id}).status_code == 401
+
+
+def test_every_form_that_changes_anything_needs_its_csrf_token(site: Site) -> None:
+    """On main the login form had no CSRF token: another site could sign a browser in (to
+    the attacker's token) or out."""
+    with httpx.Client(base_url=site.url, timeout=10) as client:
+        form = client.get("/login")
+        csrf = _csrf_of(form.text)
+        pre = next(c for c in form.headers.get_list("set-cookie") if c.startswith("arena_csrf="))
+        assert "httponly" in pre.lower() and "samesite=strict" in pre.lower()
+        login = {"token": site.owner_token, "next": "/"}
+        for data, headers in (
+            (login, {}),  # no token
+            ({**login, "csrf": "x" * 43}, {}),  # a wrong one
+            ({**login, "csrf": csrf}, {"origin": "http://evil.test"}),  # from another site
+            ({**login, "csrf": csrf}, {"sec-fetch-site": "cross-site"}),
+        ):
+            refused = client.post("/login", data=data, headers=headers)
+            assert refused.status_code == 403, (data, headers)
+            assert "CSRF" in refused.text or "only be posted from this site" in refused.text
+            assert "arena_session" not in client.cookies
+        # Without the cookie, the form's token alone is worth nothing (double submit).
+        with httpx.Client(base_url=site.url, timeout=10) as stranger:
+            assert stranger.post("/login", data={**login, "csrf": csrf}).status_code == 403
+        assert client.post("/login", data={**login, "csrf": csrf}).status_code == 303
+        # Signed in, the forms carry the session's token, and the old one no longer works.
+        page = client.get(f"/matches/{site.owned_match}/logs/0")
+        assert _csrf_of(page.text) != csrf
+        assert client.post("/logout", data={"csrf": csrf}).status_code == 403
+        assert client.post("/logout", data={"csrf": _csrf_of(page.text)}).status_code == 303
+
+
 # -- in a real browser ----------------------------------------------------------------------
 
 
@@ -342,9 +443,10 @@ def test_browser_pages_work_under_the_content_security_policy(site: Site, page: 
     match_id = site.store.list_matches(tournament_id=site.played)[0].match_id
     response = page.goto(site.url + "/")
     assert "script-src 'self'" in response.headers["content-security-policy"]
-    assert page.locator("#leaderboard tbody tr").count() == 2
+    rows = page.locator("#leaderboard tbody tr").count()
+    assert rows == len(site.store.leaderboard()) >= 2
     # The interval bars are drawn (SVG attributes, no style attribute).
-    assert page.locator("#leaderboard td.interval svg.bar rect.span").count() == 2
+    assert page.locator("#leaderboard td.interval svg.bar rect.span").count() == rows
     _no_violations(page)
     page.click("#leaderboard tbody tr >> nth=0 >> td.bot a")
     page.wait_for_selector("#rating-plot svg.plot")
@@ -400,3 +502,24 @@ def test_a_page_refused_its_stream_follows_the_tournament_by_polling(
             _no_violations(page)
     finally:
         site.store.set_tournament_status(tid, TournamentStatus.CANCELLED)
+
+
+@pytest.mark.web
+@pytest.mark.slow
+def test_browser_signs_in_and_out_with_a_session(site: Site, page: Any) -> None:
+    logs = f"{site.url}/matches/{site.owned_match}/logs/0"
+    page.goto(logs)
+    assert page.locator("#need-login").count() == 1
+    page.click("#need-login a")
+    page.fill("input[name=token]", site.owner_token)
+    page.click("form.login button")
+    page.wait_for_url(logs)
+    assert page.locator("#need-login").count() == 0
+    cookies = {c["name"]: c for c in page.context.cookies()}
+    assert site.owner_token not in [c["value"] for c in cookies.values()]
+    assert cookies["arena_session"]["httpOnly"] and cookies["arena_session"]["sameSite"] == "Strict"
+    page.click("text=Sign out")
+    page.wait_for_url(site.url + "/")
+    page.goto(logs)
+    assert page.locator("#need-login").count() == 1
+    _no_violations(page)

@@ -1,9 +1,10 @@
 """The web arena as a Starlette application: pages and a JSON read API over one store.
 
-Read-only: no route writes to the database. Public pages need no login; a bot's logs need its
-owner's API token (the gRPC service's tokens), sent as ``Authorization: Bearer …`` or kept in
-the ``arena_token`` cookie by the login form. An unknown bot, match or tournament is a 404, a
-malformed query parameter a 400, both in the site's style (or as JSON under ``/api``).
+Read-only but for sign-in: public pages need no login; a bot's logs need its owner's API token
+(the gRPC service's tokens), sent as ``Authorization: Bearer …``, or given once to the login
+form, which opens a server-side session (``sessions.py``). An unknown bot, match or tournament
+is a 404, a malformed query parameter a 400, both in the site's style (or as JSON under
+``/api``).
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from threading import Lock
 from typing import Any
-from urllib.parse import parse_qs, quote
+from urllib.parse import quote
 
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -54,10 +55,10 @@ from arena.web.live import LiveHub
 from arena.web.logs import bot_log
 from arena.web.plot import rating_plot
 from arena.web.replay_view import VIEWS, build_frames, view_seat
+from arena.web.sessions import CsrfToken, WebSessions
 from arena.web.stream_limits import StreamSlots
 
 STATIC_DIR = Path(__file__).parent / "static"
-TOKEN_COOKIE = "arena_token"
 SERVER_TIMING = "server-timing"
 INTERVAL_K = INTERVAL_Z
 """The leaderboard's interval is mu ± 1.96 sigma, the 95 % interval the CLI and service show."""
@@ -223,6 +224,8 @@ class WebConfig:
     """Live event streams open at once over all clients; one more is a 429 (stream_limits.py)."""
     max_streams_per_address: int = 8
     """Live event streams open at once from one client address."""
+    session_days: float = 7.0
+    """A signed-in browser's session ends this long after signing in (sessions.py)."""
 
 
 class WebArena:
@@ -242,6 +245,11 @@ class WebArena:
         self.env.filters["ms"] = lambda us: "" if us is None else f"{us / 1000:.1f} ms"
         self.live = LiveHub(store, self.tournament_update, self.config.live_interval_s)
         self.streams = StreamSlots(self.config.max_streams, self.config.max_streams_per_address)
+        self.sessions = WebSessions(
+            store,
+            lifetime=timedelta(days=self.config.session_days),
+            secure=self.config.secure_cookies,
+        )
         self._frames: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         self._frames_lock = Lock()
         self._rendered: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
@@ -269,7 +277,10 @@ class WebArena:
     def render(self, request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
         ctx.setdefault("title", "Spades Arena")
         ctx["path"] = request.url.path
-        return HTMLResponse(self.env.get_template(name).render(**ctx), status_code=status)
+        ctx["csrf"] = csrf = CsrfToken(self.sessions, request)
+        response = HTMLResponse(self.env.get_template(name).render(**ctx), status_code=status)
+        csrf.set_cookie(response, self.config.secure_cookies)
+        return response
 
     # -- data ----------------------------------------------------------------------------------
 
@@ -598,20 +609,18 @@ class WebArena:
     # -- auth ----------------------------------------------------------------------------------
 
     def caller(self, request: Request) -> tuple[int, str] | None:
-        """The token's (id, name) from the Authorization header or the cookie; None if absent.
+        """The token's (id, name) from the Authorization header or the browser's session; None
+        if neither (an expired or revoked session is none).
 
         A token that is sent but unknown is a 401 (as the gRPC service answers)."""
-        token = None
         header = request.headers.get("authorization")
-        if header is not None:
-            scheme, _, value = header.strip().partition(" ")
-            if scheme.lower() != "bearer" or not value.strip():
-                raise HTTPException(401, "malformed Authorization header: expected Bearer <token>")
-            token = value.strip()
-        else:
-            token = request.cookies.get(TOKEN_COOKIE) or None
-        if token is None:
-            return None
+        if header is None:
+            session = self.sessions.current(request)
+            return None if session is None else (session.token_id, session.name)
+        scheme, _, value = header.strip().partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
+            raise HTTPException(401, "malformed Authorization header: expected Bearer <token>")
+        token = value.strip()
         info = self.store.verify_token(token)
         if info is None:
             raise HTTPException(401, "unknown token: it was never issued by this arena, or revoked")
@@ -776,12 +785,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         return arena.render(request, "login.html", next=_safe_next(request.query_params))
 
     async def login_post(request: Request) -> Response:
-        # A urlencoded form of two fields; read without a multipart parser.
-        body = await request.body()
-        if len(body) > 8192:
-            raise BadRequest("login form too large")
-        fields = parse_qs(body.decode("utf-8", errors="replace"), max_num_fields=10)
-        form = {k: v[0] for k, v in fields.items() if v}
+        form = await arena.sessions.read_form(request)  # 403 without its CSRF token
         token = str(form.get("token", "")).strip()
         target = _safe_next(form)
         info = await anyio.to_thread.run_sync(store.verify_token, token) if token else None
@@ -790,16 +794,15 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
                 request, "login.html", status=401, next=target,
                 error="unknown token: it was never issued by this arena, or revoked",
             )
+        # The browser gets a session, never the token (sessions.py).
         response = RedirectResponse(target, status_code=303)
-        response.set_cookie(
-            TOKEN_COOKIE, token, httponly=True, samesite="strict",
-            secure=arena.config.secure_cookies, max_age=30 * 86400,
-        )
+        await anyio.to_thread.run_sync(arena.sessions.sign_in, response, info.id)
         return response
 
     async def logout(request: Request) -> Response:
+        await arena.sessions.read_form(request)
         response = RedirectResponse("/", status_code=303)
-        response.delete_cookie(TOKEN_COOKIE)
+        await anyio.to_thread.run_sync(arena.sessions.sign_out, request, response)
         return response
 
     def docs_api(request: Request) -> Response:
