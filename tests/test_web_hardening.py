@@ -14,6 +14,8 @@ import os
 import re
 import select
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -373,6 +375,29 @@ def test_every_form_that_changes_anything_needs_its_csrf_token(site: Site) -> No
         assert _csrf_of(page.text) != csrf
         assert client.post("/logout", data={"csrf": csrf}).status_code == 403
         assert client.post("/logout", data={"csrf": _csrf_of(page.text)}).status_code == 303
+
+
+@pytest.mark.slow
+def test_arena_web_behind_tls_sends_hsts_and_secure_cookies(site: Site, tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    Store.open(str(db)).close()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "web", "--listen", "127.0.0.1:0", "--db", str(db),
+         "--behind-tls"],
+        stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        url = re.search(r"http://\S+/", line)
+        assert url, line
+        form = httpx.get(url.group(0) + "login", timeout=30)
+        assert form.headers["strict-transport-security"] == "max-age=31536000"
+        cookie = form.headers["set-cookie"].lower()
+        assert cookie.startswith("arena_csrf=") and "secure" in cookie
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
 
 
 # -- in a real browser ----------------------------------------------------------------------

@@ -21,18 +21,26 @@ def web(
         ),
     ] = DEFAULT_WEB_LISTEN,
     db: DbOption = None,
+    behind_tls: Annotated[
+        bool,
+        typer.Option(
+            "--behind-tls",
+            help="The site is reached over HTTPS through a proxy in front: cookies are "
+            "Secure and every response carries HSTS.",
+        ),
+    ] = False,
 ) -> None:
     """Serve the web arena for a database: open the printed URL in a browser.
 
-    Read-only; the pages update live while a tournament is played into the same database by
-    another process (`arena tournament run`). Ctrl-C stops it.
+    Read-only but for signing in; the pages update live while a tournament is played into the
+    same database by another process (`arena tournament run`). Ctrl-C stops it.
     """
     from arena.store import Store
-    from arena.web import WebServer, parse_listen
+    from arena.web import WebConfig, WebServer, parse_listen
 
     parse_listen(listen)  # a bad address is told before the database is opened
     with Store.open(db) as store:
-        server = WebServer(store, listen)
+        server = WebServer(store, listen, WebConfig(secure_cookies=behind_tls))
         print(
             f"arena: web arena on {server.url} (database {store.url}); Ctrl-C stops it",
             file=sys.stderr,
