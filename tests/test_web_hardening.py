@@ -316,6 +316,14 @@ def test_signing_in_opens_a_session_and_the_browser_never_holds_the_token(site: 
         session_id = client.cookies["arena_session"]
         assert session_id != site.owner_token and len(session_id) >= 40
         assert client.get(logs).status_code == 200
+        # Signing in again gives a new session and ends the one before.
+        again = client.post(
+            "/login", data={"token": site.owner_token, "next": "/",
+                            "csrf": _csrf_of(client.get("/login").text)},
+        )  # fmt: skip
+        assert again.status_code == 303 and client.cookies["arena_session"] != session_id
+        assert site.store.session(session_id) is None
+        session_id = client.cookies["arena_session"]
         # Signing out needs the session's CSRF token, and ends the session on the server: the
         # old cookie, replayed, opens nothing.
         page = client.get(logs)

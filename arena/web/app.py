@@ -796,7 +796,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
             )
         # The browser gets a session, never the token (sessions.py).
         response = RedirectResponse(target, status_code=303)
-        await anyio.to_thread.run_sync(arena.sessions.sign_in, response, info.id)
+        await anyio.to_thread.run_sync(arena.sessions.sign_in, request, response, info.id)
         return response
 
     async def logout(request: Request) -> Response:

@@ -84,8 +84,12 @@ class WebSessions:
         request.scope["arena.session"] = found
         return found
 
-    def sign_in(self, response: Response, token_id: int) -> None:
-        """Open a session for the API token ``token_id`` and hand the browser its cookie."""
+    def sign_in(self, request: Request, response: Response, token_id: int) -> None:
+        """Open a session for the API token ``token_id`` and hand the browser its cookie; a
+        session the browser had is ended (a new id at every sign-in: no session fixation)."""
+        old = request.cookies.get(SESSION_COOKIE)
+        if old:
+            self.store.revoke_session(old)
         new = self.store.open_session(token_id, self.lifetime)
         response.set_cookie(
             SESSION_COOKIE, new.session_id, max_age=int(self.lifetime.total_seconds()),
