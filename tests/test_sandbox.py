@@ -23,7 +23,7 @@ import pytest
 from arena.errors import ArenaError
 from arena.referee import ClockConfig, Termination, play_match
 from arena.rules import RuleSet
-from arena.runtime import RunningBot, load_manifest, start_bot
+from arena.runtime import BotStartError, RunningBot, load_manifest, start_bot
 from arena.sandbox import probe
 from arena.sandbox.uids import uid_range
 
@@ -289,6 +289,39 @@ def test_without_the_sandbox_killing_the_supervisor_is_a_crash_and_leaves_nothin
     assert processes_with_mark(mark) == []
 
 
+def test_without_the_sandbox_a_daemon_of_a_bot_that_kills_its_supervisor_dies_with_the_bot(
+    tmp_path: Path,
+) -> None:
+    """The hostile finding: the bot started a setsid daemon, then SIGKILLed its supervisor;
+    the daemon, in a session of its own and adopted by init, outlived the run. The plain
+    process's cgroup holds it, wherever it went."""
+    if "freezer" not in SUPPORT.controllers:
+        pytest.skip(f"no cgroup for plain processes here: {SUPPORT.missing.get('freezer')}")
+    mark = uuid.uuid4().hex
+    manifest = escape_bot("kill_supervisor", tmp_path, ESCAPE_MARK=mark, ESCAPE_DAEMON="1")
+    opponent = start_bot(load_manifest(SAMPLES / "random"), sandbox="off")
+    bot = start_bot(manifest, sandbox="off")
+    try:
+        result = play_match((bot, opponent), seed=14, rules=RULES)
+        assert result.termination is Termination.FORFEIT_CRASH
+        wait_until(lambda: len(processes_with_mark(mark)) >= 1, 5, "the daemon")
+        daemon = processes_with_mark(mark)
+        assert all(_ppid(pid) != bot.supervisor_pid for pid in daemon)  # it left the tree
+    finally:
+        bot.stop(grace=0.2)
+    assert processes_with_mark(mark) == []
+    assert opponent.serving()
+    opponent.stop()
+
+
+def _ppid(pid: int) -> int:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    return int(stat.rpartition(")")[2].split()[1])
+
+
 def test_without_the_sandbox_a_fork_hopper_is_killed_every_time(tmp_path: Path) -> None:
     for _ in range(3):
         mark = uuid.uuid4().hex
@@ -319,6 +352,23 @@ def test_shared_memory_past_the_limit_is_a_memory_kill(
     assert victim.serving()
     with start_bot(load_manifest(SAMPLES / "random"), sandbox="on") as other:
         assert play_match((other, victim), seed=16, rules=RULES).faults == (0, 0)
+
+
+@needs_root
+def test_a_memory_kill_during_start_up_says_memory_limit(tmp_path: Path) -> None:
+    """The hostile finding: 512 MiB of shared memory under 256 MiB at start-up was killed,
+    but the reason read "exited during startup with exit code 137"."""
+    if "memory" not in SUPPORT.controllers:
+        pytest.skip(f"no memory cgroup here: {SUPPORT.missing.get('memory')}")
+    manifest = escape_bot("shm_mmap", tmp_path, ESCAPE_AT_START="1", ESCAPE_MB="512")
+    manifest = dataclasses.replace(
+        manifest, limits=dataclasses.replace(manifest.limits, memory_mb=256)
+    )
+    with pytest.raises(BotStartError) as info:
+        start_bot(manifest, sandbox="on")
+    message = str(info.value)
+    assert "was killed during startup at its memory limit (256 MB)" in message, message
+    assert "exit code 137" not in message
 
 
 @needs_root

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,7 @@ from arena._gen.arena.v1 import arena_pb2_grpc as pb_grpc
 from arena._gen.spades.v1 import bot_pb2
 from arena.service.archive import pack_directory
 
+HOSTILE = Path(__file__).parent / "bots" / "hostile"
 STREAMS_OF_EACH_KIND = 200
 CHANNELS = 8
 """Connections the streams are spread over (a connection carries at most 100 at once)."""
@@ -143,10 +145,12 @@ def test_idle_streams_never_freeze_health_or_reads(
 
 
 def _cancel(server: ArenaProcess, token: str, tournament_id: int) -> None:
+    """Cancel, and wait for the matches in play to end (the call itself returns at once)."""
     with grpc.insecure_channel(server.address) as channel:
         pb_grpc.ArenaServiceStub(channel).CancelTournament(
             pb.CancelTournamentRequest(id=tournament_id), metadata=bearer(token), timeout=60
         )
+    _ended(server, tournament_id)
 
 
 @pytest.mark.slow
@@ -230,6 +234,34 @@ def test_page_tokens_out_of_range_are_invalid_argument(
                 service.ListMatches(pb.ListMatchesRequest(page_token=token), timeout=10)
             assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, token
             assert len(str(info.value.details())) < 200
+
+
+MALFORMED = (b"\xff\xff\xff\xff", b"\x0a\xff\x01abc", b"\x08")
+"""Not protobuf: a bad tag, a field longer than the message, a truncated varint."""
+
+
+def test_a_malformed_request_is_invalid_argument_with_a_plain_message(
+    served: tuple[ArenaProcess, str, str],
+) -> None:
+    """On main these were UNKNOWN "Unexpected <class 'google.protobuf.message.DecodeError'>"."""
+    server, member, _ = served
+    with grpc.insecure_channel(server.address) as channel:
+        for method in ("GetBot", "ListMatches", "StartTournament", "SubmitBot", "GetMatch"):
+            call = channel.unary_unary(f"/arena.v1.ArenaService/{method}")  # bytes as they are
+            for raw in MALFORMED:
+                with pytest.raises(grpc.RpcError) as info:
+                    call(raw, metadata=bearer(member), timeout=10)
+                assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, (method, raw)
+                details = str(info.value.details())
+                assert f"the request to {method}" in details, details
+                assert "not a valid protobuf message" in details
+                assert "DecodeError" not in details and "Unexpected" not in details
+        watch = channel.unary_stream("/arena.v1.ArenaService/WatchTournament")
+        with pytest.raises(grpc.RpcError) as info:
+            list(watch(MALFORMED[0], timeout=10))
+        assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        # The server still answers well-formed calls.
+        assert pb_grpc.ArenaServiceStub(channel).ListBots(pb.ListBotsRequest(), timeout=10)
 
 
 # -- bounded requests ----------------------------------------------------------------------------
@@ -350,10 +382,13 @@ def test_cancel_stops_at_once_and_frees_the_bots(served: tuple[ArenaProcess, str
         cancelled = service.CancelTournament(
             pb.CancelTournamentRequest(id=first.id), metadata=bearer(member), timeout=60
         ).tournament
-        assert time.monotonic() - start < 15
+        assert time.monotonic() - start < 5
+        assert cancelled.state == pb.TOURNAMENT_STATE_CANCELLED
+        _cancel(server, member, second.id)
+        cancelled = _ended(server, first.id)
         assert cancelled.state == pb.TOURNAMENT_STATE_CANCELLED
         assert cancelled.matches_done < cancelled.matches_total
-        _cancel(server, member, second.id)
+        assert _ended(server, second.id).state == pb.TOURNAMENT_STATE_CANCELLED
         # Nothing of them runs any more: the server has no bot processes left.
         children = _children(server.proc.pid)
         assert children == [], children
@@ -364,6 +399,68 @@ def test_cancel_stops_at_once_and_frees_the_bots(served: tuple[ArenaProcess, str
         assert len(done) == cancelled.matches_done
         board = {e.bot: e for e in cancelled.standings.leaderboard}
         assert sum(e.matches for e in board.values()) == 2 * len(done)
+
+
+def _ended(server: ArenaProcess, tournament_id: int) -> pb.Tournament:
+    """The tournament once its runner has ended (its watch ends then, with the final state)."""
+    last = None
+    with grpc.insecure_channel(server.address) as channel:
+        watch = pb_grpc.ArenaServiceStub(channel).WatchTournament(
+            pb.WatchTournamentRequest(id=tournament_id), timeout=120
+        )
+        for event in watch:
+            last = event.tournament
+    assert last is not None
+    return last
+
+
+def _sleeper(tmp_path: Path, name: str) -> Path:
+    """A self-contained copy of the hostile bot that answers after 80 % of the move limit."""
+    bot = tmp_path / name
+    bot.mkdir()
+    shutil.copy(HOSTILE / "bot.py", bot / "bot.py")
+    (bot / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "1.0"\ncommand = ["{{python}}", "bot.py"]\n'
+        '[env]\nHOSTILE_MODE = "slow"\nHOSTILE_AFTER = "0"\nHOSTILE_FRACTION = "0.8"\n'
+    )
+    return bot
+
+
+@pytest.mark.slow
+def test_cancel_returns_at_once_while_a_bot_sleeps_in_a_decision(
+    served: tuple[ArenaProcess, str, str], tmp_path: Path
+) -> None:
+    """On main the call waited for the match in play (its bot asleep for 16 s a decision)."""
+    server, member, _ = served
+    _submit(server, member, pack_directory(_sleeper(tmp_path, "sleeper")))
+    started = _start(
+        server, member, bots=["sleeper", "random"], games=1, concurrency=1,
+        move_timeout_ms=20_000,
+    ).tournament  # fmt: skip
+    time.sleep(4)  # its bots started; the sleeper is in its first decision
+    with grpc.insecure_channel(server.address) as channel:
+        service = pb_grpc.ArenaServiceStub(channel)
+        start = time.monotonic()
+        cancelled = service.CancelTournament(
+            pb.CancelTournamentRequest(id=started.id), metadata=bearer(member), timeout=60
+        ).tournament
+        took = time.monotonic() - start
+        assert took < 5, f"CancelTournament took {took:.1f} s"  # main: 13 s
+        assert cancelled.state == pb.TOURNAMENT_STATE_CANCELLED
+        # Cancelled means cancelled at once: it cannot be resumed while its matches end.
+        with pytest.raises(grpc.RpcError) as info:
+            service.ResumeTournament(
+                pb.ResumeTournamentRequest(id=started.id), metadata=bearer(member), timeout=30
+            )
+        assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "is cancelled" in str(info.value.details())
+    final = _ended(server, started.id)
+    assert final.state == pb.TOURNAMENT_STATE_CANCELLED
+    assert final.seed != 0  # over: the seed is shown
+    deadline = time.monotonic() + 30
+    while _children(server.proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _children(server.proc.pid) == []
 
 
 def _children(pid: int) -> list[int]:

@@ -39,6 +39,7 @@ TABLES = {
     "submissions",
     "tournaments",
     "tournament_games",
+    "web_sessions",
 }
 
 

@@ -184,3 +184,12 @@ def test_each_bot_runs_from_a_read_only_copy_of_its_registered_content(
         assert "not the version it was registered with" in reason
     finally:
         pool.stop()
+
+
+def test_the_manifest_docs_say_a_bad_manifest_is_refused_up_front() -> None:
+    """The behaviour above, as docs/bots-and-manifests.md tells it (it once said such a bot
+    "forfeits its own matches", which a tournament no longer lets happen)."""
+    text = " ".join((ROOT / "docs" / "bots-and-manifests.md").read_text().split())
+    assert "A tournament refuses such a bot before anything is played" in text
+    assert "exits 2, and no tournament is recorded" in text
+    assert "such a bot forfeits its own matches" not in text

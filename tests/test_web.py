@@ -361,17 +361,24 @@ def test_bot_logs_are_for_the_owner_only(arena: Arena, http: httpx.Client) -> No
     assert http.get(f"/matches/{arena.owned_match}/logs/2").status_code == 404
 
 
-def test_login_keeps_the_token_in_a_cookie_and_redirects_only_on_site(arena: Arena) -> None:
+def test_login_opens_a_session_and_redirects_only_on_site(arena: Arena) -> None:
+    """Sessions and CSRF in depth: tests/test_web_hardening.py."""
     path = f"/matches/{arena.owned_match}/logs/0"
     with httpx.Client(base_url=arena.url, timeout=30) as client:
-        bad = client.post("/login", data={"token": "nope", "next": path})
+        csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text)
+        assert csrf
+        bad = client.post("/login", data={"token": "nope", "next": path, "csrf": csrf[1]})
         assert bad.status_code == 401
-        r = client.post("/login", data={"token": arena.owner_token, "next": path})
+        r = client.post("/login", data={"token": arena.owner_token, "next": path,
+                                        "csrf": csrf[1]})  # fmt: skip
         assert r.status_code == 303 and r.headers["location"] == path
-        cookie = r.headers["set-cookie"].lower()
-        assert "httponly" in cookie and "samesite=strict" in cookie
+        cookie = next(c for c in r.headers.get_list("set-cookie") if "arena_session=" in c)
+        assert "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
         assert client.get(path).status_code == 200
-        away = client.post("/login", data={"token": arena.owner_token, "next": "//evil.test/"})
+        csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text)
+        assert csrf
+        away = client.post("/login", data={"token": arena.owner_token, "next": "//evil.test/",
+                                           "csrf": csrf[1]})  # fmt: skip
         assert away.headers["location"] == "/"
 
 
@@ -500,6 +507,15 @@ def page(browser: Any) -> Iterator[Any]:
     assert not errors, errors
 
 
+def _wait_true(page: Any, expression: str, timeout_s: float = 30.0) -> None:
+    """Wait until ``expression`` is true in the page. Not ``wait_for_function``: its polling
+    evaluates strings inside the page, which the site's CSP (no 'unsafe-eval') refuses."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"not true within {timeout_s:g} s: {expression}"
+        page.wait_for_timeout(100)
+
+
 def _cards(page: Any, selector: str) -> list[str]:
     return page.eval_on_selector_all(selector, "els => els.map(e => e.dataset.card)")
 
@@ -584,7 +600,7 @@ def test_browser_replay_shows_the_engines_cards(arena: Arena, page: Any, artifac
     page.keyboard.press("Home")
     page.select_option("#speed", "120")
     page.click("#play")
-    page.wait_for_function("Number(document.getElementById('viewer').dataset.rendered) >= 3")
+    _wait_true(page, "Number(document.getElementById('viewer').dataset.rendered) >= 3")
     page.click("#play")
 
     # A permalink opens the same position in the seat's view: the opponent's cards are backs.
@@ -638,9 +654,8 @@ def test_browser_tournament_page_updates_live(
     try:
         page.wait_for_selector("#games tbody tr.game.done", timeout=120_000)
         page.screenshot(path=str(artifacts / "tournament-live.png"), full_page=True)
-        page.wait_for_function(
-            "document.querySelectorAll('#games tbody tr.game.done').length === 4",
-            timeout=120_000,
+        _wait_true(
+            page, "document.querySelectorAll('#games tbody tr.game.done').length === 4", 120
         )
         page.wait_for_selector("#state.finished", timeout=30_000)
     finally:

@@ -161,6 +161,14 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    web_behind_tls: Annotated[
+        bool,
+        typer.Option(
+            "--web-behind-tls",
+            help="With --web: the site is reached over HTTPS through a proxy in front "
+            "(Secure cookies, HSTS).",
+        ),
+    ] = False,
 ) -> None:
     """Serve the arena over gRPC: submit bots, run and watch tournaments, read the leaderboard.
 
@@ -218,6 +226,7 @@ def serve(
             ray=ray,
             ray_worker_cpus=ray_worker_cpus,
             web_listen=web,
+            web_behind_tls=web_behind_tls,
             ladder=(
                 LadderSettings(
                     concurrency=ladder_concurrency,

@@ -22,21 +22,28 @@ def web(
     ] = DEFAULT_WEB_LISTEN,
     db: DbOption = None,
     data_dir: DataDirOption = None,
+    behind_tls: Annotated[
+        bool,
+        typer.Option(
+            "--behind-tls",
+            help="The site is reached over HTTPS through a proxy in front: cookies are "
+            "Secure and every response carries HSTS.",
+        ),
+    ] = False,
 ) -> None:
     """Serve the web arena for a database: open the printed URL in a browser.
 
-    Read-only; the pages update live while a tournament is played into the same database by
-    another process (`arena tournament run`). Ctrl-C stops it.
+    Read-only but for signing in; the pages update live while a tournament is played into the
+    same database by another process (`arena tournament run`). Ctrl-C stops it.
     """
     from arena.service.submission import default_data_dir
     from arena.store import Store
-    from arena.web import WebServer, parse_listen
-    from arena.web.app import WebConfig
+    from arena.web import WebConfig, WebServer, parse_listen
 
     parse_listen(listen)  # a bad address is told before the database is opened
     with Store.open(db) as store:
         # The bots' logs (the owner's logs page) are in the database's data folder.
-        config = WebConfig(data_dir=data_dir or default_data_dir(db))
+        config = WebConfig(data_dir=data_dir or default_data_dir(db), secure_cookies=behind_tls)
         server = WebServer(store, listen, config)
         print(
             f"arena: web arena on {server.url} (database {store.url}); Ctrl-C stops it",

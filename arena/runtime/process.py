@@ -35,6 +35,7 @@ from arena.runtime.jail import BotJail
 from arena.runtime.manifest import ADDRESS_ENV, NAME_ENV, BotLimits, BotManifest
 from arena.sandbox import SandboxMode, probe
 from arena.sandbox import bwrap as bwrap_cmd
+from arena.sandbox.cgroups import BotCgroup, CgroupLimits
 from arena.sandbox.mode import resolve_mode
 
 DEFAULT_GRACE_S = 2.0
@@ -121,12 +122,15 @@ def start_bot(
     argv = manifest.argv(python=python, address=address)
     log_path: Path | None = None
     jail: BotJail | None = None
+    tracker: BotCgroup | None = None
     try:
         program = _resolve_program(name, argv[0], manifest.directory, env["PATH"])
         if sandboxed:
             jail = BotJail.create(manifest, limits, socket_dir, python)
             jail.environment(env)
             argv, program = jail.command(program, argv), probe().bwrap or "bwrap"
+        else:
+            tracker = _tracking_cgroup(name)
         log_path = _claim_log_path(Path(log_dir) if log_dir is not None else runtime_dir, name)
         out_r, out_w = os.pipe()
         # The log reader runs before the bot does, so a failed start still drains and closes.
@@ -150,7 +154,13 @@ def start_bot(
                 "status_fd": status_w,
                 "runtime_dir": str(runtime_dir),
                 "sandboxed": sandboxed,
-                "cgroup_procs": jail.cgroup.procs_files if jail and jail.cgroup else [],
+                "cgroup_procs": (
+                    jail.cgroup.procs_files
+                    if jail and jail.cgroup
+                    else tracker.procs_files
+                    if tracker
+                    else []
+                ),
                 "notes": jail.notes if jail else [],
             }
             popen = subprocess.Popen(
@@ -175,6 +185,9 @@ def start_bot(
             _release_log_path(log_path)
         if jail is not None:
             jail.close()
+        if tracker is not None:
+            tracker.kill_all(timeout=2.0)
+            tracker.remove()
         shutil.rmtree(runtime_dir, ignore_errors=True)
         # A missing bot directory, an unwritable log directory, a NUL byte in an argument…
         if isinstance(exc, (OSError, ValueError)):
@@ -188,6 +201,7 @@ def start_bot(
         runtime_dir=runtime_dir,
         target=target,
         jail=jail,
+        tracker=tracker,
     )
     try:
         process.bot_pid = _await_exec(process, status_r, deadline, cancel)
@@ -337,8 +351,11 @@ class _BotProcess:
         runtime_dir: Path,
         target: str,
         jail: BotJail | None = None,
+        tracker: BotCgroup | None = None,
     ) -> None:
         self.jail = jail
+        self.tracker = tracker
+        """A plain process's cgroup (no limits): what the bot started, wherever it went."""
         self.name = name
         self.popen = popen
         self.control_fd: int | None = control_fd
@@ -370,9 +387,15 @@ class _BotProcess:
                 self._sweep_group()
                 if self.jail is not None and self.jail.cgroup is not None:
                     self.jail.cgroup.kill_all()
+                if self.tracker is not None:
+                    # A daemon that left the session of a supervisor the bot killed is no
+                    # longer below anything: its cgroup still holds it.
+                    self.tracker.kill_all()
             finally:
                 if self.jail is not None:
                     self.jail.close()
+                if self.tracker is not None:
+                    self.tracker.remove()
                 if self.control_fd is not None:
                     os.close(self.control_fd)
                     self.control_fd = None
@@ -401,6 +424,8 @@ class _BotProcess:
             self.control_fd = None
         if self.jail is not None and self.jail.cgroup is not None:
             self.jail.cgroup.kill_all()
+        if self.tracker is not None:
+            self.tracker.kill_all()
         deadline = time.monotonic() + 2.0
         while time.monotonic() < deadline:
             left = supervisor.descendants(self.popen.pid)
@@ -423,6 +448,18 @@ class _BotProcess:
                 return
             supervisor.signal_pids(left, signal.SIGKILL)
             time.sleep(0.005)
+
+
+def _tracking_cgroup(name: str) -> BotCgroup | None:
+    """A cgroup without limits for a bot run as a plain process, where the host offers one
+    (the arena as root, or a delegated cgroup tree): a process cannot leave it by ``setsid``
+    or by killing its supervisor, so stopping the bot kills all it started. None elsewhere:
+    the supervisor's tree is then all there is (docs/bots-and-manifests.md)."""
+    try:
+        group, _ = BotCgroup.create(name, CgroupLimits(None, None, None))
+    except OSError:
+        return None
+    return group
 
 
 def _check_cancel(process: _BotProcess, cancel: threading.Event | None) -> None:
@@ -492,11 +529,16 @@ def _await_serving(
 
 def _fail_exited(process: _BotProcess) -> None:
     returncode = process.popen.wait()
-    process.stop(grace=0.0)
+    process.stop(grace=0.0)  # the jail keeps its count of memory kills once closed
     tail = process.log.tail(5)
     said = f"; its last output: {_one_line(tail)}" if tail else "; it printed nothing"
+    how = f"exited during startup with {describe_returncode(returncode)}"
+    jail = process.jail
+    if jail is not None and jail.memory_killed():
+        # bubblewrap reports its child's SIGKILL as exit code 137; the cgroup says why.
+        how = f"was killed during startup at its memory limit ({jail.limits.memory_mb} MB)"
     raise BotStartError(
-        f"bot '{process.name}' exited during startup with {describe_returncode(returncode)}{said}",
+        f"bot '{process.name}' {how}{said}",
         name=process.name,
         returncode=returncode,
         log_tail=tail,

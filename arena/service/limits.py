@@ -11,6 +11,9 @@ keep, and how big a request may be before it is parsed:
   ``watch_max_s`` with the tournament's state (a client still interested watches again);
 - every request but ``SubmitBot``'s is refused above ``max_request_bytes`` before it is parsed
   (the transport's own cap is the archive cap, which only ``SubmitBot`` needs);
+- a request that is not a protobuf message of its method's type is ``INVALID_ARGUMENT`` with a
+  plain message, not the ``UNKNOWN`` a failed deserializer gives (the parser is wrapped in the
+  method's handler, through grpc's public ``*_rpc_method_handler`` functions);
 - the HTTP/2 options (``transport_options``) cap streams per connection, close idle connections,
   probe dead peers and refuse clients that ping too often (keepalive enforcement).
 """
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc import aio
 
 SUBMIT_METHOD = "/arena.v1.ArenaService/SubmitBot"
@@ -88,23 +92,44 @@ class Oversized:
         self.size = size
 
 
-def _checked_parser(parse: Callable[[bytes], Any] | None, limit: int) -> Callable[[bytes], Any]:
+class Malformed:
+    """Stands for a request that protobuf could not parse; the call is refused on seeing it."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
+def _checked_parser(
+    parse: Callable[[bytes], Any] | None, limit: int | None
+) -> Callable[[bytes], Any]:
     def checked(data: bytes) -> Any:
-        if len(data) > limit:
+        if limit is not None and len(data) > limit:
             return Oversized(len(data))
-        return parse(data) if parse is not None else data
+        if parse is None:
+            return data
+        try:
+            return parse(data)
+        except DecodeError:
+            return Malformed(len(data))
 
     return checked
 
 
 async def _refuse_oversized(
-    request: Any, context: aio.ServicerContext, method: str, limit: int
+    request: Any, context: aio.ServicerContext, method: str, limit: int | None
 ) -> None:
+    """Abort the call of a request that stood in for one too big or not parsable."""
+    name = method.rsplit("/", 1)[-1]
     if isinstance(request, Oversized):
         await context.abort(
             grpc.StatusCode.RESOURCE_EXHAUSTED,
-            f"the request is {request.size} bytes; {method.rsplit('/', 1)[-1]} takes at most "
-            f"{limit} bytes",
+            f"the request is {request.size} bytes; {name} takes at most {limit} bytes",
+        )
+    if isinstance(request, Malformed):
+        await context.abort(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            f"the request to {name} ({request.size} bytes) is not a valid protobuf message "
+            "of its type: send one built from the arena.v1 proto files",
         )
 
 
@@ -125,9 +150,8 @@ class StreamLimitInterceptor(aio.ServerInterceptor):
         if handler is None:
             return None
         method: str = details.method  # type: ignore[attr-defined]
-        if method == SUBMIT_METHOD:
-            return handler  # the transport's cap is the archive cap; the servicer checks it
-        limit = self.limits.max_request_bytes
+        # SubmitBot's cap is the transport's (the archive cap, which the servicer checks).
+        limit = None if method == SUBMIT_METHOD else self.limits.max_request_bytes
         parse = _checked_parser(handler.request_deserializer, limit)
         if handler.unary_unary is not None:
             inner_uu = handler.unary_unary
@@ -181,7 +205,7 @@ class StreamLimitInterceptor(aio.ServerInterceptor):
             self.per_peer.pop(host, None)
 
     def _stream(
-        self, inner: Callable[..., Any], method: str, limit: int, *, requests_in: bool
+        self, inner: Callable[..., Any], method: str, limit: int | None, *, requests_in: bool
     ) -> Callable[..., Any]:
         """The stream behaviour, counted, with its requests checked (and timed, for a
         client-streaming call); generator or reader/writer style, as ``inner`` is."""
@@ -222,7 +246,7 @@ async def _timed_requests(
     requests: AsyncIterator[Any],
     context: aio.ServicerContext,
     method: str,
-    limit: int,
+    limit: int | None,
     idle_s: float,
 ) -> AsyncIterator[Any]:
     """The client's requests, each checked for size; the stream ends after ``idle_s`` without

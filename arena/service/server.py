@@ -68,6 +68,8 @@ class ServerConfig:
     """How long running matches may take to finish on shutdown before they are aborted."""
     web_listen: str | None = None
     """Also serve the web arena (arena.web) over the same store on this HOST:PORT."""
+    web_behind_tls: bool = False
+    """The web arena is reached over HTTPS through a proxy: Secure cookies and HSTS."""
     sandbox: str | None = None
     """auto, on or off (``arena.sandbox``); default ``$ARENA_SANDBOX``, else auto."""
     insecure_no_sandbox: bool = False
@@ -182,11 +184,12 @@ class ArenaServer:
                 )
             self.web = None
             if config.web_listen is not None:
-                from arena.web import WebServer
-                from arena.web.app import WebConfig
+                from arena.web import WebConfig, WebServer
 
                 self.web = WebServer(
-                    self.store, config.web_listen, WebConfig(data_dir=data_dir)
+                    self.store,
+                    config.web_listen,
+                    WebConfig(data_dir=data_dir, secure_cookies=config.web_behind_tls),
                 )
         except BaseException:
             self._close_loop()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import threading
 import time
@@ -324,6 +325,10 @@ class TournamentManager:
             admin=caller.admin, token_id=caller.token_id, owner_token_id=owner,
             tournament_id=tournament_id, verb="resume",
         )  # fmt: skip
+        with self._lock:
+            ending = self._running.get(tournament_id)
+        if ending is not None and ending.cancelled:
+            info = dataclasses.replace(info, status=TournamentStatus.CANCELLED)
         if info.status is not TournamentStatus.RUNNING:
             raise TournamentStateError(
                 f"tournament {tournament_id} is {info.status.value}: nothing is left to resume"
@@ -378,7 +383,9 @@ class TournamentManager:
     def _check_running_quota(self, caller: Caller) -> None:
         with self._lock:
             runs = list(self._running.values())
-        mine = sum(1 for r in runs if r.owner_token_id == caller.token_id)
+        # A cancelled tournament whose last matches are still ending counts in the server's
+        # total (its bots still run) but no longer against its token: cancelling frees a place.
+        mine = sum(1 for r in runs if r.owner_token_id == caller.token_id and not r.cancelled)
         if len(runs) >= self.quotas.running_total:
             raise QuotaError(
                 f"{len(runs)} tournaments are running, as many as this server runs at once; "
@@ -441,6 +448,11 @@ class TournamentManager:
         )
         info, _, standings = tournament_standings(self._store, tournament_id)
         msg = tournament_to_pb(info, running_here=running)
+        with self._lock:
+            here = self._running.get(tournament_id)
+        if here is not None and here.cancelled:
+            # Cancelled, its last matches still ending: it is never resumed, whatever they do.
+            msg.state = pb.TOURNAMENT_STATE_CANCELLED
         msg.standings.CopyFrom(standings_to_pb(standings))
         return msg
 
@@ -519,9 +531,12 @@ class TournamentManager:
 
     # -- stopping ------------------------------------------------------------------------------
 
-    def cancel(self, tournament_id: int, caller: Caller, *, wait_s: float = 60.0) -> pb.Tournament:
-        """Stop a running tournament at once: matches in play are aborted (recorded ABORTED,
-        unrated), their bots stopped, nothing more is started; it ends CANCELLED."""
+    def cancel(self, tournament_id: int, caller: Caller) -> pb.Tournament:
+        """Stop a running tournament, and return at once: nothing more is started, the matches
+        in play are aborted (recorded ABORTED, unrated) and their bots stopped behind this call,
+        as each match notices (a bot asleep in a decision holds its match until its deadline,
+        never the caller). The answer shows it CANCELLED; the runner's thread stores that
+        status when it ends, so a match recorded meanwhile is counted as it always is."""
         self._store.get_tournament(tournament_id)  # NotFoundError for an unknown id
         with self._lock:
             running = self._running.get(tournament_id)
@@ -537,10 +552,6 @@ class TournamentManager:
         running.cancelled = True
         running.stop_starting.set()
         running.abort.set()
-        running.notify()
-        if running.thread is not None:
-            running.thread.join(wait_s)
-        self._store.set_tournament_status(tournament_id, TournamentStatus.CANCELLED)
         running.notify()
         return self.describe(tournament_id)
 

@@ -81,6 +81,25 @@ class ApiToken(Base):
     """``member`` (submits its bots, runs tournaments of them) or ``admin`` (docs/service.md)."""
 
 
+class WebSession(Base):
+    """A signed-in browser of the web arena: the cookie holds a random id, the row its SHA-256
+    only. Revoked by signing out (or by revoking the API token it was opened with); it ends at
+    ``expires_at`` regardless. ``method`` says how the browser signed in: ``api_token`` (with
+    ``token_id``) today; accounts with passwords add their own column and method."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    id_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    method: Mapped[str] = mapped_column(String(20))
+    token_id: Mapped[int | None] = mapped_column(ForeignKey("api_tokens.id"), index=True)
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    """Every form that changes anything carries it (the synchronizer token)."""
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(index=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
 class Submission(Base):
     """One accepted upload through the service: what the per-token quotas count."""
 

@@ -1,7 +1,8 @@
 """The store: the library API over the database, ``Store``, composed of one part per thing it
 keeps: bots and versions (``bots``), matches (``matches``), tournaments (``tournaments``),
 ratings (``ratings_store``), API tokens (``tokens``), the ladder's state
-(``ladder_state``) and the service's submissions that its quotas count (``quotas``), over a
+(``ladder_state``), the service's submissions that its quotas count (``quotas``) and the web
+arena's sessions (``web_sessions``), over a
 shared core (``core``: the
 engine, sessions, errors and dialect). ``Store.open`` checks the schema and connects them."""
 
@@ -19,6 +20,7 @@ from arena.store.quotas import QuotasMixin
 from arena.store.ratings_store import RatingsMixin
 from arena.store.tokens import TokensMixin
 from arena.store.tournaments import TournamentsMixin
+from arena.store.web_sessions import WebSessionsMixin
 
 
 class Store(
@@ -29,6 +31,7 @@ class Store(
     TokensMixin,
     LadderStateMixin,
     QuotasMixin,
+    WebSessionsMixin,
 ):
     """The arena's database. Open with ``Store.open(url)``; thread-safe; close when done."""
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError, StoreError
-from arena.store.models import ApiToken
+from arena.store.models import ApiToken, WebSession, utcnow
 from arena.store.rows import TokenInfo
 
 TOKEN_PREFIX = "arena_"
@@ -54,6 +54,13 @@ class TokensMixin(StoreCore):
                 raise NotFoundError(f"no token named {name!r}")
             # The row stays (bots may name it as owner); its hash no longer matches any token.
             row.token_hash = "revoked:" + secrets.token_hex(24)
+            # Browsers signed in with it are signed out (arena.store.web_sessions).
+            s.execute(
+                update(WebSession)
+                .where(WebSession.token_id == row.id)
+                .where(WebSession.revoked_at.is_(None))
+                .values(revoked_at=utcnow())
+            )
 
 
 def _token_hash(token: str) -> str:

@@ -1,12 +1,12 @@
 """The web arena as a Starlette application: pages and a JSON read API over one store.
 
-Read-only: no route writes to the database. Public pages need no login; a bot's logs and its
-own words need its owner's API token (the gRPC service's tokens), sent as ``Authorization:
-Bearer …`` or kept in the ``arena_token`` cookie by the login form. What a page or an API answer
-shows of a tournament, a match, a bot or a log is ``arena.visibility``'s to say (the service
-reads through the same policy): a running tournament's seed and a deal still to be played are
-shown to no one. An unknown bot, match or tournament is a 404, a
-malformed query parameter a 400, both in the site's style (or as JSON under ``/api``).
+Read-only but for sign-in: public pages need no login; a bot's logs and its own words need its
+owner's API token (the gRPC service's tokens), sent as ``Authorization: Bearer …``, or given
+once to the login form, which opens a server-side session (``sessions.py``). What a page or an
+API answer shows of a tournament, a match, a bot or a log is ``arena.visibility``'s to say (the
+service reads through the same policy): a running tournament's seed and a deal still to be
+played are shown to no one. An unknown bot, match or tournament is a 404, a malformed query
+parameter a 400, both in the site's style (or as JSON under ``/api``).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from threading import Lock
 from typing import Any
-from urllib.parse import parse_qs, quote
+from urllib.parse import quote
 
 import anyio.to_thread
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -37,7 +37,6 @@ from starlette.responses import (
     JSONResponse,
     RedirectResponse,
     Response,
-    StreamingResponse,
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -62,14 +61,16 @@ from arena.visibility import (
     shown_tournament_seed,
 )
 from arena.web import queries
+from arena.web.headers import SecurityHeaders
 from arena.web.history import RatingHistory
 from arena.web.live import LiveHub
 from arena.web.logs import bot_log
 from arena.web.plot import rating_plot
 from arena.web.replay_view import VIEWS, build_frames, view_seat
+from arena.web.sessions import CsrfToken, WebSessions
+from arena.web.stream_limits import StreamSlots
 
 STATIC_DIR = Path(__file__).parent / "static"
-TOKEN_COOKIE = "arena_token"
 SERVER_TIMING = "server-timing"
 INTERVAL_K = INTERVAL_Z
 """The leaderboard's interval is mu ± 1.96 sigma, the 95 % interval the CLI and service show."""
@@ -205,7 +206,7 @@ def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
     span = (hi - lo) or 1.0
 
     def pct(v: float) -> str:
-        return f"{(v - lo) / span * 100:.1f}%"
+        return f"{(v - lo) / span * 100:.1f}"
 
     out = []
     for r in rows:
@@ -219,8 +220,11 @@ def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
             f'<td class="score num"><strong>{r["score"]:.2f}</strong></td>'
             f'<td class="low interval"><span class="num">{r["low"]:.1f} &ndash; '
             f'{r["high"]:.1f}</span>'
-            f'<span class="bar" style="--lo: {pct(r["low"])}; --hi: {pct(r["high"])}; '
-            f'--mu: {pct(r["mu"])}"></span></td>'
+            # Drawn in SVG attributes, not a style attribute: the CSP allows no inline style.
+            f'<svg class="bar" viewBox="0 0 100 10" preserveAspectRatio="none" '
+            f'aria-hidden="true"><rect class="span" x="{pct(r["low"])}" y="0" '
+            f'width="{pct(r["high"] - r["low"] + lo)}" height="10"/>'
+            f'<rect class="mu" x="{pct(r["mu"])}" y="0" width="2" height="10"/></svg></td>'
             f'<td class="matches num">{r["matches"]}</td><td class="wins num">{r["wins"]}</td>'
             f'<td class="losses num">{r["losses"]}</td><td class="draws num">{r["draws"]}</td>'
             f'<td class="faults num{" warn" if r["faults"] else ""}">{r["faults"]}</td></tr>'
@@ -232,6 +236,16 @@ def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
 class WebConfig:
     live_interval_s: float = 0.5
     secure_cookies: bool = False
+    """The site is served over TLS (directly or by a proxy in front): cookies are ``Secure``
+    and every response carries HSTS."""
+    request_head_timeout_s: float = 5.0
+    """A connection that has not sent a whole request head by then is closed (server.py)."""
+    max_streams: int = 256
+    """Live event streams open at once over all clients; one more is a 429 (stream_limits.py)."""
+    max_streams_per_address: int = 8
+    """Live event streams open at once from one client address."""
+    session_days: float = 7.0
+    """A signed-in browser's session ends this long after signing in (sessions.py)."""
     data_dir: Path | None = None
     """The database's data folder, where the bots' logs are (``arena serve --data-dir``): the
     owner's logs page reads the files the service's GetMatchLog reads. None: no logs kept."""
@@ -253,6 +267,12 @@ class WebArena:
         self.env.globals.update(card=_card, when=_when, views=VIEWS)
         self.env.filters["ms"] = lambda us: "" if us is None else f"{us / 1000:.1f} ms"
         self.live = LiveHub(store, self.tournament_update, self.config.live_interval_s)
+        self.streams = StreamSlots(self.config.max_streams, self.config.max_streams_per_address)
+        self.sessions = WebSessions(
+            store,
+            lifetime=timedelta(days=self.config.session_days),
+            secure=self.config.secure_cookies,
+        )
         self._frames: OrderedDict[tuple[str, str], bytes] = OrderedDict()
         self._frames_lock = Lock()
         self._rendered: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
@@ -280,7 +300,10 @@ class WebArena:
     def render(self, request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
         ctx.setdefault("title", "Spades Arena")
         ctx["path"] = request.url.path
-        return HTMLResponse(self.env.get_template(name).render(**ctx), status_code=status)
+        ctx["csrf"] = csrf = CsrfToken(self.sessions, request)
+        response = HTMLResponse(self.env.get_template(name).render(**ctx), status_code=status)
+        csrf.set_cookie(response, self.config.secure_cookies)
+        return response
 
     # -- data ----------------------------------------------------------------------------------
 
@@ -617,20 +640,18 @@ class WebArena:
     # -- auth ----------------------------------------------------------------------------------
 
     def caller(self, request: Request) -> tuple[int, str] | None:
-        """The token's (id, name) from the Authorization header or the cookie; None if absent.
+        """The token's (id, name) from the Authorization header or the browser's session; None
+        if neither (an expired or revoked session is none).
 
         A token that is sent but unknown is a 401 (as the gRPC service answers)."""
-        token = None
         header = request.headers.get("authorization")
-        if header is not None:
-            scheme, _, value = header.strip().partition(" ")
-            if scheme.lower() != "bearer" or not value.strip():
-                raise HTTPException(401, "malformed Authorization header: expected Bearer <token>")
-            token = value.strip()
-        else:
-            token = request.cookies.get(TOKEN_COOKIE) or None
-        if token is None:
-            return None
+        if header is None:
+            session = self.sessions.current(request)
+            return None if session is None else (session.token_id, session.name)
+        scheme, _, value = header.strip().partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
+            raise HTTPException(401, "malformed Authorization header: expected Bearer <token>")
+        token = value.strip()
         info = self.store.verify_token(token)
         if info is None:
             raise HTTPException(401, "unknown token: it was never issued by this arena, or revoked")
@@ -737,11 +758,22 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
     async def tournament_events(request: Request) -> Response:
         tid = path_int(request, "tid")
         await anyio.to_thread.run_sync(load_config, store, tid)  # 404 for an unknown one
-        return StreamingResponse(
+        return arena.streams.stream(
+            request,
             arena.live.stream(tid),
             media_type="text/event-stream",
             headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
         )
+
+    def tournament_update_api(request: Request) -> Response:
+        """What the live stream sends, for a page that polls (its stream was refused): the
+        rows of matches recorded after sequence ``after`` (all when absent)."""
+        tid = path_int(request, "tid")
+        after = int_param(request, "after", 0, 0) or 0
+        seqs = queries.tournament_match_sequences(store, tid)
+        data = arena.tournament_update(tid, sorted(s for s in seqs if s > after))
+        data["sequence"] = max(seqs, default=after)
+        return JSONResponse(data, headers={"cache-control": "no-store"})
 
     def match_page(request: Request) -> Response:
         view = choice_param(request, "view", VIEWS, "spectator")
@@ -819,12 +851,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         return arena.render(request, "login.html", next=_safe_next(request.query_params))
 
     async def login_post(request: Request) -> Response:
-        # A urlencoded form of two fields; read without a multipart parser.
-        body = await request.body()
-        if len(body) > 8192:
-            raise BadRequest("login form too large")
-        fields = parse_qs(body.decode("utf-8", errors="replace"), max_num_fields=10)
-        form = {k: v[0] for k, v in fields.items() if v}
+        form = await arena.sessions.read_form(request)  # 403 without its CSRF token
         token = str(form.get("token", "")).strip()
         target = _safe_next(form)
         info = await anyio.to_thread.run_sync(store.verify_token, token) if token else None
@@ -833,16 +860,15 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
                 request, "login.html", status=401, next=target,
                 error="unknown token: it was never issued by this arena, or revoked",
             )
+        # The browser gets a session, never the token (sessions.py).
         response = RedirectResponse(target, status_code=303)
-        response.set_cookie(
-            TOKEN_COOKIE, token, httponly=True, samesite="strict",
-            secure=arena.config.secure_cookies, max_age=30 * 86400,
-        )
+        await anyio.to_thread.run_sync(arena.sessions.sign_in, request, response, info.id)
         return response
 
     async def logout(request: Request) -> Response:
+        await arena.sessions.read_form(request)
         response = RedirectResponse("/", status_code=303)
-        response.delete_cookie(TOKEN_COOKIE)
+        await anyio.to_thread.run_sync(arena.sessions.sign_out, request, response)
         return response
 
     def docs_api(request: Request) -> Response:
@@ -893,13 +919,17 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         Route("/api/bots/{name:str}", _timed(bot_api)),
         Route("/api/tournaments", _timed(tournaments_api)),
         Route("/api/tournaments/{tid}", _timed(tournament_api)),
+        Route("/api/tournaments/{tid}/update", _timed(tournament_update_api)),
         Route("/api/matches/{match_id:str}", _timed(match_api)),
         Route("/api/matches/{match_id:str}/frames", _timed(frames_api)),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(GZipMiddleware, minimum_size=2048)],
+        middleware=[
+            Middleware(SecurityHeaders, tls=arena.config.secure_cookies),
+            Middleware(GZipMiddleware, minimum_size=2048),
+        ],
         exception_handlers={
             HTTPException: http_error,
             NotFoundError: not_found,

@@ -303,10 +303,18 @@ async def _viewers(url: str, n: int, ready: Path) -> None:
     path = "/" + url.removeprefix("http://").split("/", 1)[1]
 
     async def one(i: int) -> None:
-        reader, writer = await asyncio.open_connection(host, int(port))
+        # Each from an address of its own on the loopback network (127.0.0.0/8), as browsers
+        # on other machines: the server caps streams per address (arena.web.stream_limits).
+        local = f"127.0.{1 + i // 250}.{1 + i % 250}" if host == "127.0.0.1" else None
+        reader, writer = await asyncio.open_connection(
+            host, int(port), local_addr=None if local is None else (local, 0)
+        )
         writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n"
                      .encode())
         await writer.drain()
+        if b" 200 " not in await reader.readline():
+            counts[i] = -1  # refused: the report's minimum says so
+            return
         while True:
             line = await reader.readline()
             if not line:

@@ -12,9 +12,10 @@ Modes:
   fork_bomb       fork until it cannot (at start-up); the children sleep
   daemon          a double-forked setsid daemon and a fork-hopping one (at start-up)
   kill_supervisor leave the session, SIGKILL the parent, then kill(-1) in a sandbox only
-                  (first decision)
+                  (first decision); with $ESCAPE_DAEMON=1 it first starts a setsid daemon
   swap_socket     replace its socket by a symbolic link (first decision)
-  shm_mmap        touch $ESCAPE_MB of MAP_SHARED memory on the first decision
+  shm_mmap        touch $ESCAPE_MB of MAP_SHARED memory on the first decision (at start-up
+                  with $ESCAPE_AT_START=1, as every first-decision mode)
   dev_shm         write $ESCAPE_MB into /dev/shm on the first decision
   cpu_hog         fork processes spinning on every core at StartMatch, and play
 """
@@ -209,6 +210,13 @@ def in_a_sandbox() -> bool:
 
 
 def kill_supervisor() -> None:
+    if os.environ.get("ESCAPE_DAEMON") == "1" and os.fork() == 0:
+        # First a daemon of its own session, left behind once the supervisor is gone.
+        os.setsid()
+        if os.fork() == 0:
+            while True:
+                time.sleep(0.05)
+        os._exit(0)
     os.setsid()
     parent = os.getppid()
     attempt(f"SIGKILL parent {parent}", lambda: (os.kill(parent, signal.SIGKILL), "killed")[1])
@@ -305,6 +313,9 @@ class EscapeBot(Bot):
 if __name__ == "__main__":
     if MODE in AT_START:
         AT_START[MODE]()
+        emit()
+    elif MODE in AT_DECISION and os.environ.get("ESCAPE_AT_START") == "1":
+        AT_DECISION[MODE]()
         emit()
     sys.stdout.flush()
     serve(EscapeBot())
