@@ -50,11 +50,11 @@ def test_a_session_is_kept_as_a_hash_revocable_and_expiring(db_url: str) -> None
         assert [store.session(s.session_id) for s in sessions] == [None, None]
 
 
-def test_migration_0006_adds_the_sessions_to_an_0004_database(db_url: str) -> None:
+def test_migration_0006_adds_the_sessions_to_an_0005_database(db_url: str) -> None:
     engine = create_engine(resolve_url(db_url))
     try:
         with engine.begin() as conn:
-            command.upgrade(alembic_config(conn), "0004")
+            command.upgrade(alembic_config(conn), "0005")
         with Store.open(db_url, upgrade=True) as store:
             token = store.create_token("bob")
             info = store.verify_token(token)
@@ -63,7 +63,7 @@ def test_migration_0006_adds_the_sessions_to_an_0004_database(db_url: str) -> No
         with engine.connect() as conn:
             assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
         with engine.begin() as conn:
-            command.downgrade(alembic_config(conn), "0004")
+            command.downgrade(alembic_config(conn), "0005")
         assert not inspect(engine).has_table("web_sessions")
     finally:
         engine.dispose()

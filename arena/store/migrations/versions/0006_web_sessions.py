@@ -1,7 +1,7 @@
 """the web arena's server-side sessions (a hashed random id, revocable, expiring)
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-12-02 17:00:00
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
