@@ -35,4 +35,3 @@ def assign_lanes(games: Iterable[tuple[tuple[int, int], int]]) -> list[tuple[int
         seen[b, seed] += 1
         out.append(lanes)
     return out
-
