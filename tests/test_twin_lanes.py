@@ -120,6 +120,33 @@ def test_a_comparison_of_the_bot_with_itself_never_repeats_a_deal(tmp_path: Path
 
 
 @pytest.mark.slow
+def test_a_tournament_through_the_service_never_repeats_a_deal(tmp_path: Path) -> None:
+    from test_service import ArenaProcess, make_admin_token
+
+    from arena.protocol import ruleset_to_pb
+    from arena.service.client import ArenaClient
+
+    db = tmp_path / "arena.db"
+    token = make_admin_token(db, "organiser")
+    # Plain processes (the last --sandbox wins): lanes are the same in the sandbox, where
+    # test_each_lane_is_a_sandbox_instance_of_its_own checks that they share nothing.
+    server = ArenaProcess(db, "--sandbox", "off", "--insecure-no-sandbox")
+    try:
+        with ArenaClient(server.address, token=token) as client:
+            client.submit_bot(HOSTILE)
+            started = client.start_tournament(
+                ["hostile_remember", "random", "cautious"], games=1, concurrency=2, seed=5,
+                rules=ruleset_to_pb(FAST), move_timeout_ms=5000,
+            )  # fmt: skip
+            events = list(client.watch_tournament(started.id))
+            assert events[-1].tournament.matches_done == 6
+        with Store.open(f"sqlite:///{db}") as store:
+            check_played(store.list_matches(tournament_id=started.id), 6)
+    finally:
+        assert server.stop() == 0, "".join(server.lines)
+
+
+@pytest.mark.slow
 def test_the_ladder_never_shows_a_process_a_deal_twice(sqlite_url: str) -> None:
     with Store.open(sqlite_url) as store:
         register_directory(store, HOSTILE)
