@@ -385,10 +385,12 @@ def _play(
         return MatchJob(mid, seats_of[game.ordinal], game.seed, lanes_of[game.ordinal])
 
     def playable(game: TournamentGameInfo) -> bool:
-        return all(
+        # Both seats asked (a list, not a short-cut): a lane not yet started starts now.
+        ready = [
             ex.ready(i, lane)
             for i, lane in zip(seats_of[game.ordinal], lanes_of[game.ordinal], strict=True)
-        )
+        ]
+        return all(ready)
 
     def report_failures() -> None:
         for i, reason in ex.given_up():
