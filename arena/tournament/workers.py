@@ -117,6 +117,7 @@ class BotPool:
         """Per (entrant, lane), its process."""
         self._failed: dict[int, str] = {}
         self._restarts = [0] * len(entrants)
+        self._exits = [0] * len(entrants)
         self._lanes_lock = threading.Lock()
         self._locks: dict[tuple[int, int], threading.Lock] = {}
         self._settled: dict[tuple[int, int], threading.Event] = {}
@@ -248,9 +249,10 @@ class BotPool:
             if bot is not None:
                 self._running.pop((i, lane)).stop()
                 with self._report_lock:
+                    self._exits[i] += 1
                     if self._restarts[i] >= self._max_restarts:
                         self._failed[i] = (
-                            f"its process exited {self._restarts[i] + 1} times during the "
+                            f"its processes exited {self._exits[i]} times during the "
                             "tournament; it is not restarted again"
                         )
                         self._given_up.append(i)
@@ -261,11 +263,6 @@ class BotPool:
             if reason is not None:
                 return reason
             return SeatBot(self._entrants[i].name, self._running[i, lane])
-
-    def processes(self) -> dict[tuple[int, int], Any]:
-        """The running processes by (entrant, lane)."""
-        with self._lanes_lock:
-            return dict(self._running)
 
     def failed_to_start(self) -> list[tuple[int, str]]:
         """Bots that could not start since the last call, with the reason."""
