@@ -413,6 +413,10 @@ def _play(
         running: dict[Future[MatchResult | None], TournamentGameInfo] = {}
         while waiting or running:
             report_failures()
+            # The lanes of the next games are asked for ahead of their turn, so that a lane's
+            # start-up overlaps the matches in play rather than holding a free slot.
+            for ahead in waiting[: 2 * ex.capacity()]:
+                playable(ahead)
             while (
                 waiting and len(running) < ex.capacity() and not (stop.is_set() or abort.is_set())
             ):
