@@ -126,7 +126,10 @@ def test_a_tournament_keeps_one_log_per_bot_cut_per_match(tmp_path: Path) -> Non
     assert ids == ["t1-g0", "t1-g1"] or sorted(ids) == ["t1-g0", "t1-g1"]
     logs = tmp_path / "arena-data" / "logs" / "tournament-1"
     assert sorted(p.name for p in logs.iterdir()) == ["heuristic", "random"]
-    whole = (logs / "random" / "random.log").read_text()
+    # One log per lane: the deal's two seatings were played by two processes of each bot.
+    lane_logs = sorted(p.name for p in (logs / "random").iterdir())
+    assert lane_logs == ["random-2.log", "random.log"]
+    whole = "".join((logs / "random" / name).read_text() for name in lane_logs)
     assert whole.count("[arena] StartMatch ") == 2 and whole.count("[arena] EndMatch ") == 2
     with Store.open(db) as store:
         g0 = read_match_log(store, "t1-g0", 0, data_dir=tmp_path / "arena-data")

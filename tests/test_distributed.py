@@ -163,6 +163,29 @@ def test_same_results_as_local_run(cluster: Any, reference: Any, tmp_path: Path)
     assert all(n["lost"] == 0 for n in nodes)
 
 
+def test_no_process_on_any_worker_plays_a_deal_twice(cluster: Any, tmp_path: Path) -> None:
+    """Twin lanes on the cluster: the coordinator fixes each game's lanes and a worker plays it
+    in its own processes of those lanes, so the bot that remembers every card it is offered
+    (tests/test_twin_lanes.py) meets no deal again, on either node."""
+    from test_twin_lanes import HOSTILE, check_played
+
+    from arena.rules.ruleset import RuleSet
+
+    url = f"sqlite:///{tmp_path / 'lanes.db'}"
+    factory, made = ray_executor_factory(cluster.address)
+    with Store.open(url) as store:
+        tid = create_tournament(
+            store,
+            TournamentSettings(
+                bots=[str(HOSTILE), BOTS[0], BOTS[2]], games=2, concurrency=2, seed=9,
+                move_timeout_ms=10000, rules=RuleSet(max_hands=MAX_HANDS),
+            ),
+        )  # fmt: skip
+        run_tournament(store, tid, executor=factory)
+        check_played(store.list_matches(tournament_id=tid), 12)
+    assert all(n["matches"] > 0 for n in made[0].node_counts())
+
+
 def test_archive_hash_mismatch_is_refused_on_the_node(cluster: Any, tmp_path: Path) -> None:
     from arena.tournament.runner import load_config
 

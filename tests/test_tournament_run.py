@@ -116,7 +116,7 @@ def _run(url: str, bots: list[str], **kw: Any) -> tuple[int, Any]:
     return tid, (standings, matches)
 
 
-def test_each_bot_is_started_once_and_matches_run_at_once(sqlite_url: str) -> None:
+def test_each_bot_lane_is_started_once_and_matches_run_at_once(sqlite_url: str) -> None:
     starts: list[str] = []
 
     def counting_start(manifest: Any, **kw: Any) -> Any:
@@ -126,9 +126,11 @@ def test_each_bot_is_started_once_and_matches_run_at_once(sqlite_url: str) -> No
     _, (standings, matches) = _run(
         sqlite_url, THREE, games=2, seed=11, concurrency=3, start_bot=counting_start
     )
-    assert sorted(starts) == ["cautious", "heuristic", "random"], "one process per bot"
+    # One process per bot and lane: each of three bots plays each shared deal 2 * (3 - 1)
+    # times, each time in another process (arena.tournament.lanes).
+    assert sorted(starts) == sorted(["cautious", "heuristic", "random"] * 4), "one per lane"
     assert standings.played == len(matches) == 12
-    # K = 3: at some moment more than one match was in play (over the same three processes).
+    # K = 3: at some moment more than one match was in play.
     most = 0
     for m in matches:
         at_once = sum(1 for o in matches if o.started_at <= m.started_at < o.finished_at)
@@ -214,8 +216,9 @@ def test_a_bot_that_keeps_crashing_is_restarted_a_few_times(
     assert len(matches) == 8
     crashed = [m for m in matches if m.termination is Termination.FORFEIT_CRASH]
     gave_up = [m for m in matches if m.termination is Termination.FORFEIT_NO_START]
-    # The first process and each restart crash once; after that its matches are forfeits.
-    assert len(crashed) == 1 + MAX_RESTARTS
+    # The first process of each of its two lanes (a deal's two seatings) and each of the bot's
+    # restarts crash once; after that its matches are forfeits.
+    assert len(crashed) == 2 + MAX_RESTARTS
     assert all("its process has exited (exit code 3)" in m.detail for m in crashed)
     assert len(gave_up) == 8 - len(crashed)
     assert all("not restarted again" in m.detail for m in gave_up)

@@ -198,8 +198,8 @@ class RayExecutor:
         self._dispatch()
         return outer
 
-    def ready(self, entrant: int) -> bool:
-        return True  # the workers start their bots before they take a match
+    def ready(self, entrant: int, lane: int = 0) -> bool:
+        return True  # a worker starts lane 0 before it takes a match, other lanes on demand
 
     def given_up(self) -> list[tuple[int, str]]:
         with self._lock:

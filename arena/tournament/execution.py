@@ -2,8 +2,9 @@
 
 The runner decides what to play and alone records results; an executor only plays the matches
 it is given and gives each ``MatchResult`` back. The default, ``LocalExecutor``, plays them on
-this machine, K at a time on threads, against bot processes started once per run
-(``BotPool``). ``arena.distributed`` plays them on a Ray cluster through the same interface.
+this machine, K at a time on threads, against bot processes started once per run and lane
+(``BotPool``; each job names the lane of each seat, ``arena.tournament.lanes``).
+``arena.distributed`` plays them on a Ray cluster through the same interface.
 
 A match cut short (``abort``) comes back ``ABORTED`` or as None (not started): never a result
 the runner records as played.
@@ -49,6 +50,8 @@ class MatchJob:
     seats: tuple[int, int]
     """Indices into the tournament's entrants."""
     seed: int
+    lanes: tuple[int, int] = (0, 0)
+    """The lane of each seat's bot (``arena.tournament.lanes``): which of its processes plays."""
 
 
 class MatchExecutor(Protocol):
@@ -64,9 +67,10 @@ class MatchExecutor(Protocol):
         """How many matches may be in play at once now."""
         ...
 
-    def ready(self, entrant: int) -> bool:
-        """Whether the entrant's start-up is settled (it runs, or it failed), so that a game of
-        it can be handed over without waiting on a bot still starting."""
+    def ready(self, entrant: int, lane: int = 0) -> bool:
+        """Whether the start-up of the entrant's lane is settled (it runs, or it failed), so
+        that a game of it can be handed over without waiting on a bot still starting; a lane
+        not asked for before may start now."""
         ...
 
     def submit(self, job: MatchJob) -> Future[MatchResult | None]:
@@ -91,7 +95,8 @@ def play_game(
     """Play one scheduled game with the pool's bots (or settle it if a bot cannot start)."""
     seats, seed, mid = job.seats, job.seed, job.match_id
     names = (config.entrants[seats[0]].name, config.entrants[seats[1]].name)
-    conns = [pool.connection(i) for i in seats]
+    # Each seat's bot in the game's lane: no process of a bot plays a deal twice.
+    conns = [pool.connection(i, lane) for i, lane in zip(seats, job.lanes, strict=True)]
     failed = [seat for seat in (0, 1) if isinstance(conns[seat], str)]
     if failed:
         detail = "; ".join(f"{names[s]} could not start: {conns[s]}" for s in failed)
@@ -123,7 +128,8 @@ def play_game(
 
 
 class LocalExecutor:
-    """K matches at once on threads of this process, one process per bot shared by all.
+    """K matches at once on threads of this process, one process per bot and lane, shared by
+    the lane's matches.
 
     Bots start on threads of their own (``BotPool``); the runner hands over first the games
     whose bots are ready, so one bot slow to start holds up only its own games."""
@@ -165,10 +171,10 @@ class LocalExecutor:
     def capacity(self) -> int:
         return self._k
 
-    def ready(self, entrant: int) -> bool:
+    def ready(self, entrant: int, lane: int = 0) -> bool:
         if self._abort.is_set():
             self._cancel.set()  # bots still starting give up at once
-        return self._pool is not None and self._pool.ready(entrant)
+        return self._pool is not None and self._pool.ready(entrant, lane)
 
     def submit(self, job: MatchJob) -> Future[MatchResult | None]:
         assert self._pool is not None and self._config is not None

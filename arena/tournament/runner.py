@@ -7,9 +7,10 @@ recorded before). So whatever kills the arena, at any moment, the database holds
 match exactly once and ``run_tournament`` on the same id plays exactly the games still pending.
 
 Matches are played by an executor (``arena.tournament.execution``): by default a pool of K
-threads whose referees talk gRPC to the same bot processes, each started once per run and shared
-by all the matches it plays (a bot serves many matches at once); ``arena.distributed`` plays them
-on a Ray cluster instead. The main thread alone writes to the store, as results come in.
+threads whose referees talk gRPC to the bots' processes, each started once per run and lane and
+shared by the matches of its lane (a bot serves many matches at once, but no process plays a
+deal twice: ``arena.tournament.lanes``); ``arena.distributed`` plays them on a Ray cluster
+instead. The main thread alone writes to the store, as results come in.
 
 A match cut short by the arena itself (``stop``/``abort``, Ctrl-C) is not a result and is not
 recorded: its game stays pending and a resume plays it again from the start, under the same match
@@ -44,6 +45,7 @@ from arena.store import (
 from arena.tournament.compare import CompareSpec, CompareState, SequentialTest
 from arena.tournament.entrants import Entrant, check_unchanged, resolve_entrants
 from arena.tournament.execution import LocalExecutor, MatchExecutor, MatchJob
+from arena.tournament.lanes import assign_lanes
 from arena.tournament.progress import QuietReporter, Reporter
 from arena.tournament.schedule import DealMode, build_schedule, deal_seed, validate
 from arena.tournament.standings import GameRecord, Standings, compute_standings
@@ -373,17 +375,30 @@ def _play(
         check_unchanged(config.entrants[i])
     attempts = _aborted_attempts(store, info.id)
     taken = {m.match_id for m in store.list_matches(tournament_id=info.id)}
-
-    taken = {m.match_id for m in store.list_matches(tournament_id=info.id)}
+    # Which process of each bot plays each game: never one that has played the game's deal, in
+    # either seat (a deal's twin included), in this run. Fixed here, in schedule order, before
+    # anything is played, so that the order in which games end cannot change it.
+    lanes_of = dict(
+        zip(
+            (g.ordinal for g in pending),
+            assign_lanes((seats_of[g.ordinal], g.seed) for g in pending),
+            strict=True,
+        )
+    )
 
     def job(game: TournamentGameInfo) -> MatchJob:
         mid = match_id(info.id, game.ordinal)
         if mid in taken:  # an aborted attempt recorded under the game's id (an older arena)
             mid = match_id(info.id, game.ordinal, attempts.get(game.id, 0))
-        return MatchJob(mid, seats_of[game.ordinal], game.seed)
+        return MatchJob(mid, seats_of[game.ordinal], game.seed, lanes_of[game.ordinal])
 
     def playable(game: TournamentGameInfo) -> bool:
-        return all(ex.ready(i) for i in seats_of[game.ordinal])
+        # Both seats asked (a list, not a short-cut): a lane not yet started starts now.
+        ready = [
+            ex.ready(i, lane)
+            for i, lane in zip(seats_of[game.ordinal], lanes_of[game.ordinal], strict=True)
+        ]
+        return all(ready)
 
     def report_failures() -> None:
         for i, reason in ex.given_up():
@@ -406,6 +421,10 @@ def _play(
         running: dict[Future[MatchResult | None], TournamentGameInfo] = {}
         while waiting or running:
             report_failures()
+            # The lanes of the next games are asked for ahead of their turn, so that a lane's
+            # start-up overlaps the matches in play rather than holding a free slot.
+            for ahead in waiting[: 2 * ex.capacity()]:
+                playable(ahead)
             while (
                 waiting and len(running) < ex.capacity() and not (stop.is_set() or abort.is_set())
             ):

@@ -1,9 +1,11 @@
-"""The bot processes of a tournament run: each started once and shared by all its matches.
+"""The bot processes of a tournament run: per bot, one process per lane, each shared by the
+matches of its lane.
 
-A bot process serves many matches at once (the protocol tells them apart by match id), so a
-round robin of B bots needs B processes however many matches run at a time. A bot that cannot
-start is reported once with its reason and every match it was to play becomes its forfeit; a
-bot that dies during the run is restarted for its next match, a few times at most.
+A bot process serves many matches at once (the protocol tells them apart by match id), but
+never two games of one deal: the games of a bot are spread over its lanes so that no process
+plays a deal seed twice, in either seat (``arena.tournament.lanes``). A bot that cannot start
+is reported once with its reason and every match it was to play becomes its forfeit; a lane
+that dies during the run is restarted for its next match, a few times per bot at most.
 
 The bots start at once, each on a thread of its own, and the runner plays first the games whose
 bots are ready, so a bot slow to start holds up only its own games. Each runs under the
@@ -30,7 +32,8 @@ from arena.runtime import bot_content_hash
 from arena.tournament.entrants import Entrant
 
 MAX_RESTARTS = 3
-"""Restarts of a bot that died during a run before its further matches are forfeits."""
+"""Restarts of a bot's processes (over all its lanes) that died during a run before its further
+matches are forfeits."""
 BOT_SEED_ENV = "ARENA_BOT_SEED"
 
 
@@ -78,9 +81,15 @@ class SeatBot:
 
 
 class BotPool:
-    """The bot processes of one run. Each bot starts on a thread of its own as soon as the pool
-    is asked to (``start``), so that a bot slow to start (or that never serves) holds only its
+    """The bot processes of one run: per bot, one process per lane (``arena.tournament.lanes``).
+    A lane starts on a thread of its own as soon as it is asked for (``start`` for lane 0,
+    ``ready`` for the others), so that a bot slow to start (or that never serves) holds only its
     own matches; ``ready`` tells the runner which games can be played now.
+
+    Lanes share nothing but the bot's read-only code: each is its own process under its own
+    supervisor (in the sandbox its own instance, with its own tmpfs and uid), so that a process
+    never plays a deal it, or the bot's other seating of it, has seen. A lane that died is
+    restarted fresh; a bot that cannot start in any lane is failed as a whole.
 
     Each bot runs from a private, read-only copy of its directory, checked against the content
     hash it was registered with: a bot that rewrites its files (or anyone else) cannot make a
@@ -104,11 +113,14 @@ class BotPool:
         self._max_restarts = max_restarts
         self._sandbox = sandbox
         self._cancel = cancel or threading.Event()
-        self._running: dict[int, Any] = {}
+        self._running: dict[tuple[int, int], Any] = {}
+        """Per (entrant, lane), its process."""
         self._failed: dict[int, str] = {}
         self._restarts = [0] * len(entrants)
-        self._locks = [threading.Lock() for _ in entrants]
-        self._settled = [threading.Event() for _ in entrants]
+        self._exits = [0] * len(entrants)
+        self._lanes_lock = threading.Lock()
+        self._locks: dict[tuple[int, int], threading.Lock] = {}
+        self._settled: dict[tuple[int, int], threading.Event] = {}
         self._starters: list[threading.Thread] = []
         self._closed = False
         self._given_up: list[int] = []
@@ -117,6 +129,18 @@ class BotPool:
         self._copies: Path | None = None
         self._copy_of: dict[int, Path] = {}
         self._copies_lock = threading.Lock()
+
+    def _lane(self, i: int, lane: int) -> tuple[threading.Lock, threading.Event, bool]:
+        """The lock and settled event of bot ``i``'s lane, and whether it was new."""
+        if not 0 <= i < len(self._entrants) or lane < 0:
+            raise IndexError(f"no lane {lane} of entrant {i}")
+        with self._lanes_lock:
+            key = (i, lane)
+            new = key not in self._locks
+            if new:
+                self._locks[key] = threading.Lock()
+                self._settled[key] = threading.Event()
+            return self._locks[key], self._settled[key], new
 
     def _copy(self, i: int) -> Path:
         """The read-only copy of bot ``i``'s directory (made once per run)."""
@@ -148,73 +172,97 @@ class BotPool:
         manifest = with_bot_seed(load_manifest(self._copy(i)), self._bot_seed)
         kwargs: dict[str, Any] = {"sandbox": self._sandbox, "cancel": self._cancel}
         if self._log_dir is not None:
-            # One folder per entrant: two versions of one bot share a manifest name.
+            # One folder per entrant: two versions of one bot share a manifest name. Its lanes
+            # write a log each there (``<name>.log``, ``<name>-2.log``…).
             from arena.tournament.botlogs import entrant_log_dir
 
             kwargs["log_dir"] = entrant_log_dir(self._log_dir, self._entrants[i].name)
         return (self._start_bot or start_bot)(manifest, **kwargs)
 
-    def _start_locked(self, i: int) -> str | None:
-        """Start bot ``i`` (its lock held); the reason it failed, or None."""
+    def _start_locked(self, i: int, lane: int) -> str | None:
+        """Start bot ``i``'s lane (its lock held); the reason the bot cannot play, or None."""
         if self._closed:
             return "the tournament is stopping"
-        try:
-            self._running[i] = self._launch(i)
-        except ArenaError as exc:
-            self._failed[i] = str(exc)
-        except (OSError, ValueError) as exc:
-            self._failed[i] = f"cannot run its command: {exc}"
-        except Exception as exc:  # whatever a bot's start does wrong is its forfeit alone
-            self._failed[i] = f"cannot start: {type(exc).__name__}: {exc}"
         if i in self._failed:
-            with self._report_lock:
+            return self._failed[i]
+        try:
+            self._running[i, lane] = self._launch(i)
+        except ArenaError as exc:
+            reason = str(exc)
+        except (OSError, ValueError) as exc:
+            reason = f"cannot run its command: {exc}"
+        except Exception as exc:  # whatever a bot's start does wrong is its forfeit alone
+            reason = f"cannot start: {type(exc).__name__}: {exc}"
+        else:
+            return None
+        with self._report_lock:
+            if i not in self._failed:  # reported once, whichever lane failed first
+                self._failed[i] = reason
                 self._new_failures.append(i)
-        return self._failed.get(i)
+        return self._failed[i]
+
+    def _start_thread(self, i: int, lane: int) -> None:
+        lock, settled, _ = self._lane(i, lane)
+
+        def one() -> None:
+            try:
+                with lock:
+                    if (i, lane) not in self._running and i not in self._failed:
+                        self._start_locked(i, lane)
+            finally:
+                settled.set()
+
+        thread = threading.Thread(target=one, name=f"start-bot-{i}-{lane}", daemon=True)
+        with self._lanes_lock:
+            self._starters.append(thread)
+        thread.start()
 
     def start(self, indices: Iterable[int]) -> None:
-        """Start these bots, each on a thread of its own; returns at once."""
+        """Start lane 0 of these bots, each on a thread of its own; returns at once."""
         for i in indices:
+            _, _, new = self._lane(i, 0)
+            if new:
+                self._start_thread(i, 0)
 
-            def one(i: int = i) -> None:
-                try:
-                    with self._locks[i]:
-                        if i not in self._running and i not in self._failed:
-                            self._start_locked(i)
-                finally:
-                    self._settled[i].set()
+    def ready(self, i: int, lane: int = 0) -> bool:
+        """Whether bot ``i``'s lane is started or known not to start (its games can be
+        settled); a lane not asked for before starts now, on a thread of its own."""
+        _, settled, new = self._lane(i, lane)
+        if new:
+            if i in self._failed or self._closed:
+                settled.set()
+            else:
+                self._start_thread(i, lane)
+        return settled.is_set()
 
-            thread = threading.Thread(target=one, name=f"start-bot-{i}", daemon=True)
-            self._starters.append(thread)
-            thread.start()
-
-    def ready(self, i: int) -> bool:
-        """Whether bot ``i`` is started or known not to start (its games can be settled)."""
-        return self._settled[i].is_set()
-
-    def connection(self, i: int) -> SeatBot | str:
-        """Bot ``i`` ready to play, restarted if it died; or why it cannot play."""
-        with self._locks[i]:
+    def connection(self, i: int, lane: int = 0) -> SeatBot | str:
+        """Bot ``i``'s lane ready to play (started, or restarted if it died); or why the bot
+        cannot play."""
+        lock, settled, _ = self._lane(i, lane)
+        with lock:
             if i in self._failed:
+                settled.set()
                 return self._failed[i]
-            bot = self._running.get(i)
+            bot = self._running.get((i, lane))
             if bot is not None and bot.alive():
                 return SeatBot(self._entrants[i].name, bot)
             if bot is not None:
-                self._running.pop(i).stop()
-                if self._restarts[i] >= self._max_restarts:
-                    self._failed[i] = (
-                        f"its process exited {self._restarts[i] + 1} times during the "
-                        "tournament; it is not restarted again"
-                    )
-                    with self._report_lock:
+                self._running.pop((i, lane)).stop()
+                with self._report_lock:
+                    self._exits[i] += 1
+                    if self._restarts[i] >= self._max_restarts:
+                        self._failed[i] = (
+                            f"its processes exited {self._exits[i]} times during the "
+                            "tournament; it is not restarted again"
+                        )
                         self._given_up.append(i)
-                    return self._failed[i]
-                self._restarts[i] += 1
-            reason = self._start_locked(i)
-            self._settled[i].set()
+                        return self._failed[i]
+                    self._restarts[i] += 1
+            reason = self._start_locked(i, lane)
+            settled.set()
             if reason is not None:
                 return reason
-            return SeatBot(self._entrants[i].name, self._running[i])
+            return SeatBot(self._entrants[i].name, self._running[i, lane])
 
     def failed_to_start(self) -> list[tuple[int, str]]:
         """Bots that could not start since the last call, with the reason."""
@@ -232,11 +280,18 @@ class BotPool:
         """Stop every bot process, those still starting included, and remove the copies."""
         self._closed = True
         self._cancel.set()
-        for thread in self._starters:
-            thread.join()
-        for i in range(len(self._entrants)):
-            with self._locks[i]:
-                bot = self._running.pop(i, None)
+        while True:
+            with self._lanes_lock:
+                starters, self._starters = self._starters, []
+            if not starters:
+                break
+            for thread in starters:
+                thread.join()
+        with self._lanes_lock:
+            keys = list(self._locks)
+        for key in keys:
+            with self._locks[key]:
+                bot = self._running.pop(key, None)
             if bot is not None:
                 bot.stop()
         if self._copies is not None:

@@ -1,0 +1,37 @@
+"""Twin lanes: which of a bot's processes plays each game, so that no process sees a deal twice.
+
+Every hand's deck comes from the deal seed alone and the draw alternates (R-2.1, R-2.3), so the
+26 cards a bot sees in one seating of a deal are exactly the 26 its opponent sees in the other
+seating (its duplicate twin), and the same 26 again whenever it takes the same seat of that deal
+against another bot (duplicate deals are shared by all pairs). A process that remembers what it
+was offered would know its opponent's options, or its own future draws. So a bot runs as
+several processes, its *lanes*, and a game goes to the lane given by how many times the bot has
+already played that deal in the run: the first time lane 0, the second lane 1, and so on. No lane
+plays one deal seed twice, in either seat; in particular a deal's two seatings never share one.
+
+A duplicate pair of two bots (a comparison, a ladder pair, a two-bot tournament) needs two lanes
+per bot; a round robin of B bots on shared deals ``2 * (B - 1)``; independent deals (a seed per
+match) one. Lanes share nothing: each is its own process under its own supervisor (in the
+sandbox its own instance: own tmpfs, own uid, own cgroup), started when its first game comes up.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+
+def assign_lanes(games: Iterable[tuple[tuple[int, int], int]]) -> list[tuple[int, int]]:
+    """For games given as (entrants in seats 0 and 1, deal seed), in the order they are to be
+    played, the lane of each seat's entrant: the number of earlier games in which that entrant
+    played that seed. Raises ValueError for an entrant in both seats of one game."""
+    seen: Counter[tuple[int, int]] = Counter()
+    out: list[tuple[int, int]] = []
+    for (a, b), seed in games:
+        if a == b:
+            raise ValueError(f"entrant {a} cannot play both seats of one game")
+        lanes = (seen[a, seed], seen[b, seed])
+        seen[a, seed] += 1
+        seen[b, seed] += 1
+        out.append(lanes)
+    return out

@@ -1,0 +1,185 @@
+"""No bot process plays a deal twice: a hostile bot that remembers every card it is offered
+(``tests/bots/hostile_remember``) never meets a deal again, at K = 1 and K > 1, in a
+tournament, a comparison and on the ladder; and, as the control that shows it would, it does
+find the deal's twin when one process plays both seatings."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from arena.ladder import Ladder, LadderSettings
+from arena.referee import ClockConfig, Termination, play_match
+from arena.rules.ruleset import RuleSet
+from arena.runtime import load_manifest, start_bot
+from arena.sandbox import probe
+from arena.store import MatchSummary, Store
+from arena.tournament import TournamentSettings, create_tournament, run_tournament
+from arena.tournament.compare import CompareSpec
+from arena.tournament.entrants import register_directory, sample_bot_unavailable
+from arena.tournament.workers import SeatBot
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_bots"
+HOSTILE = ROOT / "tests" / "bots" / "hostile_remember"
+FAST = RuleSet(max_hands=3)
+"""Three hands a match: enough deals to remember, quick to play."""
+
+
+def hostile_faults(matches: list[MatchSummary]) -> list[str]:
+    """Every match in which a hostile seat faulted, with the referee's detail."""
+    out = []
+    for m in matches:
+        for seat in (0, 1):
+            if m.players[seat].startswith("hostile_remember") and m.faults[seat]:
+                out.append(f"{m.match_id} seat {seat}: {m.termination.value}: {m.detail}")
+    return out
+
+
+def check_played(matches: list[MatchSummary], expected: int) -> None:
+    assert len(matches) == expected
+    assert not hostile_faults(matches), "a process met a deal again:\n" + "\n".join(
+        hostile_faults(matches)
+    )
+    assert all(m.termination is not Termination.FORFEIT_NO_START for m in matches)
+    assert all(m.hands_played >= 1 for m in matches)
+
+
+def test_the_bot_finds_the_twin_when_one_process_plays_both_seatings() -> None:
+    """The control: one process of the hostile bot playing both seatings of one deal sees the
+    deal again, and its fault says so. Without lanes, this is what a tournament did."""
+    with (
+        start_bot(load_manifest(HOSTILE), sandbox="off") as hostile,
+        start_bot(load_manifest(SAMPLES / "random"), sandbox="off") as random_bot,
+    ):
+        h, r = SeatBot("hostile_remember", hostile), SeatBot("random", random_bot)
+        clock = ClockConfig(5000, 0)
+        first = play_match((h, r), seed=41, rules=FAST, clock=clock, match_id="twin-a")
+        assert first.faults == (0, 0)
+        second = play_match((r, h), seed=41, rules=FAST, clock=clock, match_id="twin-b")
+        assert second.faults[1] == 1, second
+        assert second.winner == 0
+        assert "SEEN twin-b hand 1 seat 1" in hostile.log_tail(50)
+        assert "first seen in twin-a hand 1 seat 0" in hostile.log_tail(50)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_a_tournament_never_shows_a_process_a_deal_twice(sqlite_url: str, k: int) -> None:
+    # Three bots on shared deals: each plays every deal four times (both seats, two opponents).
+    bots = [str(HOSTILE), str(SAMPLES / "random"), str(SAMPLES / "cautious")]
+    with Store.open(sqlite_url) as store:
+        settings = TournamentSettings(
+            bots=bots, games=2, concurrency=k, seed=17, move_timeout_ms=5000, rules=FAST
+        )
+        tid = create_tournament(store, settings)
+        run_tournament(store, tid)
+        check_played(store.list_matches(tournament_id=tid), 12)
+
+
+def test_independent_deals_need_one_lane_and_never_repeat(sqlite_url: str) -> None:
+    from arena.tournament import DealMode
+
+    bots = [str(HOSTILE), str(SAMPLES / "random")]
+    starts: list[str] = []
+
+    def counting_start(manifest: object, **kw: object) -> object:
+        starts.append(getattr(manifest, "name", "?"))
+        return start_bot(manifest, **kw)  # type: ignore[arg-type]
+
+    with Store.open(sqlite_url) as store:
+        settings = TournamentSettings(
+            bots=bots, games=2, concurrency=2, seed=3, move_timeout_ms=5000, rules=FAST,
+            deals=DealMode.INDEPENDENT,
+        )  # fmt: skip
+        tid = create_tournament(store, settings)
+        run_tournament(store, tid, start_bot=counting_start)
+        check_played(store.list_matches(tournament_id=tid), 4)
+    assert sorted(starts) == ["hostile_remember", "random"]
+
+
+def test_a_comparison_of_the_bot_with_itself_never_repeats_a_deal(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'compare.db'}"
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "arena", "compare", str(HOSTILE), str(HOSTILE),
+            "--max-pairs", "3", "-k", "2", "--max-hands", "3", "--move-timeout", "5000",
+            "--seed", "8", "--db", url, "--json",
+        ],
+        capture_output=True, text=True, timeout=240, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    tid = json.loads(done.stdout)["tournament"]
+    with Store.open(url) as store:
+        check_played(store.list_matches(tournament_id=tid), 6)
+
+
+@pytest.mark.slow
+def test_a_tournament_through_the_service_never_repeats_a_deal(tmp_path: Path) -> None:
+    from test_service import ArenaProcess, make_admin_token
+
+    from arena.protocol import ruleset_to_pb
+    from arena.service.client import ArenaClient
+
+    db = tmp_path / "arena.db"
+    token = make_admin_token(db, "organiser")
+    # Plain processes (the last --sandbox wins): lanes are the same in the sandbox, where
+    # test_each_lane_is_a_sandbox_instance_of_its_own checks that they share nothing.
+    server = ArenaProcess(db, "--sandbox", "off", "--insecure-no-sandbox")
+    try:
+        with ArenaClient(server.address, token=token) as client:
+            client.submit_bot(HOSTILE)
+            started = client.start_tournament(
+                ["hostile_remember", "random", "cautious"], games=1, concurrency=2, seed=5,
+                rules=ruleset_to_pb(FAST), move_timeout_ms=5000,
+            )  # fmt: skip
+            events = list(client.watch_tournament(started.id))
+            assert events[-1].tournament.matches_done == 6
+        with Store.open(f"sqlite:///{db}") as store:
+            check_played(store.list_matches(tournament_id=started.id), 6)
+    finally:
+        assert server.stop() == 0, "".join(server.lines)
+
+
+@pytest.mark.slow
+def test_the_ladder_never_shows_a_process_a_deal_twice(sqlite_url: str) -> None:
+    with Store.open(sqlite_url) as store:
+        register_directory(store, HOSTILE)
+        register_directory(store, SAMPLES / "random")
+        register_directory(store, SAMPLES / "cautious")
+        # Two pairs at once, each playing its deal's two seatings at once.
+        settings = LadderSettings(concurrency=2, max_pairs=4, rules=FAST, seed=4,
+                                  move_timeout_ms=5000)  # fmt: skip
+        Ladder(store, settings).run(threading.Event())
+        matches = store.list_matches()
+        assert {m.tournament_id for m in matches} and len(matches) == 8
+        check_played(matches, 8)
+
+
+@pytest.mark.skipif(not probe().sandbox, reason="needs bubblewrap (the sandbox)")
+def test_each_lane_is_a_sandbox_instance_of_its_own(sqlite_url: str, tmp_path: Path) -> None:
+    """In the sandbox every lane runs under a uid of its own (and so its own tmpfs and
+    cgroup): the supervisor's first line in each lane's log names it. (The C++ sample bot,
+    compared with itself: two entrants of two lanes each.)"""
+    cpp = SAMPLES / "cpp_lowest"
+    if (why := sample_bot_unavailable(cpp)) is not None:
+        pytest.skip(f"cpp_lowest: {why}")
+    with Store.open(sqlite_url) as store:
+        settings = TournamentSettings(
+            bots=[str(cpp), str(cpp)], games=1, concurrency=2, seed=2, rules=FAST,
+            compare=CompareSpec(max_pairs=1),
+        )  # fmt: skip
+        tid = create_tournament(store, settings)
+        run_tournament(store, tid, sandbox="on", log_dir=tmp_path / "logs")
+        matches = store.list_matches(tournament_id=tid)
+        assert len(matches) == 2 and all(m.faults == (0, 0) for m in matches)
+    logs = sorted((tmp_path / "logs").glob("*/*.log"))
+    assert len(logs) == 4, logs  # two entrants, two lanes each
+    uids = [re.search(r"\[arena\] sandbox: uid (\d+)", p.read_text()) for p in logs]
+    assert all(uids), [p.read_text()[:200] for p in logs]
+    assert len({u.group(1) for u in uids if u}) == 4
