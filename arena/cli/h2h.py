@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from arena.cli.counts import count
 from arena.cli.options import DbOption
 
 
@@ -66,12 +67,13 @@ def h2h(
         typer.echo(json.dumps(data, indent=2))
         return
     typer.echo(
-        f"{bot_a} against {bot_b}: {data['matches']} rated matches, {data['wins']} won, "
+        f"{bot_a} against {bot_b}: {count(data['matches'], 'rated match')}, {data['wins']} won, "
         f"{data['losses']} lost, {data['draws']} drawn (forfeits: {data['forfeits_won']} won, "
         f"{data['forfeits_lost']} lost); score margin {data['margin']:+d}"
     )
     for key, row in data["by_tournament"].items():
         where = "on their own" if key == "null" else f"tournament {key}"
         typer.echo(
-            f"  {where}: {row['matches']} matches, {row['wins']}-{row['losses']}-{row['draws']}"
+            f"  {where}: {count(row['matches'], 'match')}, "
+            f"{row['wins']}-{row['losses']}-{row['draws']}"
         )
