@@ -137,9 +137,10 @@ def test_a_tournament_keeps_one_log_per_bot_cut_per_match(tmp_path: Path) -> Non
         assert read_match_log(store, "t1-g0", 0, data_dir=tmp_path / "nowhere") is None
     assert "EndMatch t1-g1" in arena("match", "logs", "t1-g1", "--seat", "1", "--db", db)
     out = arena("match", "list", "--tournament", "1", "--db", db)
-    assert "t1-g0  random@1.0 vs heuristic@1.0" in out
+    row = next(line for line in out.splitlines() if line.startswith("t1-g0 "))
+    assert "random@1.0 vs heuristic@1.0" in row
     shown = json.loads(arena("tournament", "show", "1", "--matches", "--json", "--db", db))
-    assert [m["match_id"] for m in shown["matches"]] == ids
+    assert [m["match_id"] for m in shown["matches"]] == ids[::-1]  # match list: newest first
     g0 = next(m for m in shown["matches"] if m["match_id"] == "t1-g0")  # recorded in any order
     assert g0["seats"] == ["random@1.0", "heuristic@1.0"]
     text = arena("tournament", "show", "1", "--matches", "--db", db)
