@@ -80,7 +80,8 @@ def check(
 
     Prints each RPC kind: asked, answered, legal, time, what the bot did; then a verdict.
 
-    PASS exits 0; FAIL: <reason> exits 1 (cannot start, crash, illegal, timeout, error)."""
+    PASS exits 0; FAIL: <reason> exits 1 (refused by `bot submit`'s archive checks, cannot
+    start, crash, illegal, timeout, error); a manifest that does not load exits 2."""
     from arena.cli.match import BotSpec, _start, is_endpoint
     from arena.referee import ClockConfig
     from arena.tournament.preflight import check_bot, start_for_check
@@ -99,11 +100,13 @@ def check(
         if not (path / "bot.toml").is_file():
             raise ArenaError(f"{bot}: not a bot directory (it has no bot.toml)")
         spec = BotSpec(bot, path.resolve())
-        try:
-            label = spec.label  # reads the manifest: one that does not load cannot start
-        except ArenaError as exc:
-            _not_started(bot, str(exc), seed, as_json)
-            raise typer.Exit(1) from None
+        # A manifest that does not load is a usage error with the manifest's own message.
+        label = spec.label
+        refused = _archive_problem(path)
+        if refused is not None:
+            why = f"would be refused by `arena bot submit`: {refused}"
+            _fail(label, why, seed, as_json)
+            raise typer.Exit(1)
     with ExitStack() as stack:
         try:
             if spec.remote:
@@ -130,8 +133,30 @@ def check(
         raise typer.Exit(1)
 
 
+def _archive_problem(directory: Path) -> str | None:
+    """What ``arena bot submit`` would refuse in ``directory`` (an absolute link, a link out of
+    the folder, a device, too many files, …): the submission's own checks, packing and
+    unpacking, run here before anything starts."""
+    import tempfile
+
+    from arena.service.archive import ArchiveError, ArchiveLimits, pack_directory, unpack_archive
+
+    limits = ArchiveLimits()
+    try:
+        archive = pack_directory(directory, limits)
+        with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
+            unpack_archive(archive, Path(scratch) / "bot", limits)
+    except ArchiveError as exc:
+        return str(exc)
+    return None
+
+
 def _not_started(label: str, why: str, seed: int, as_json: bool) -> None:
-    reason = f"{label} did not start: {why}"
+    _fail(label, f"did not start: {why}", seed, as_json)
+
+
+def _fail(label: str, why: str, seed: int, as_json: bool) -> None:
+    reason = f"{label} {why}"
     if as_json:
         typer.echo(
             json.dumps({"bot": label, "verdict": f"FAIL: {reason}", "passed": False,
