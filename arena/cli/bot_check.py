@@ -18,7 +18,9 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cli.options import SandboxOption, check_sandbox
+from arena.cli.counts import count
+from arena.cli.fitted_table import table_width
+from arena.cli.options import SandboxOption, WideOption, check_sandbox
 from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.errors import ArenaError
 
@@ -75,6 +77,7 @@ def check(
     ] = None,
     sandbox: SandboxOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    wide: WideOption = False,
 ) -> None:
     """Play BOT through every RPC against a scripted opponent, judged as a tournament judges.
 
@@ -128,7 +131,7 @@ def check(
     if as_json:
         typer.echo(json.dumps(report.to_dict()))
     else:
-        typer.echo(format_report(report))
+        typer.echo(format_report(report, table_width(wide)))
     if not report.passed:
         raise typer.Exit(1)
 
@@ -176,8 +179,13 @@ def _situations(rpc: str, counts: dict[str, int]) -> str:
     return ", ".join(f"{k}: {counts.get(k, 0)}" for k in shown)
 
 
-def format_report(report: Any) -> str:
-    """The table and the verdict line."""
+SEEN_BESIDE = 30
+"""Columns the "seen" text needs beside the figures; with fewer it goes on lines of its own."""
+
+
+def format_report(report: Any, width: int | None = None) -> str:
+    """The table and the verdict line; ``width`` fits the table (None: 100 columns), the "seen"
+    text beside the figures or, where that is too narrow, on lines of its own below them."""
     clock = report.clock.describe()
     n = len(report.matches)
     lines = [
@@ -196,7 +204,8 @@ def format_report(report: Any) -> str:
     for rpc, t in entries:
         if rpc == "PlaySession":
             stream = sum(1 for m in report.matches if m["transport"] == "PlaySession")
-            seen = f"requests on the stream ({stream} matches; {n - stream} over unary RPCs)"
+            on_stream = count(stream, "match")
+            seen = f"requests on the stream ({on_stream}; {n - stream} over unary RPCs)"
             if not t.asked:
                 seen = "listed through reflection but turned down: unary RPCs instead"
         elif rpc in notes:
@@ -209,13 +218,19 @@ def format_report(report: Any) -> str:
              _ms(t.median_ms), _ms(t.max_ms), seen)
         )  # fmt: skip
     indent = sum(widths) + 2 * len(widths)
+    target = 100 if width is None else width
+    beside = target - indent >= SEEN_BESIDE
     for row in rows:
         numbers = zip(row[1:6], widths[1:], strict=True)
         cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in numbers]
         first = "  ".join(cells) + "  "
-        wrapped = textwrap.wrap(row[6], max(20, 100 - indent)) or [""]
-        lines.append((first + wrapped[0]).rstrip())
-        lines.extend(" " * indent + more for more in wrapped[1:])
+        if beside:
+            wrapped = textwrap.wrap(row[6], target - indent) or [""]
+            lines.append((first + wrapped[0]).rstrip())
+            lines.extend(" " * indent + more for more in wrapped[1:])
+        else:
+            lines.append(first.rstrip())
+            lines.extend("    " + more for more in textwrap.wrap(row[6], max(20, target - 4)))
     if report.session is None:
         lines.append("PlaySession: not served (not listed through server reflection): unary RPCs")
     for note in report.notes:

@@ -115,3 +115,13 @@ def tournament_logs(
     if log_dir is not None:
         return Path(log_dir)
     return tournament_log_dir(logs_root(data_dir_of(db, data_dir)), tournament_id)
+
+
+WideOption = Annotated[
+    bool,
+    typer.Option(
+        "--wide",
+        help="Every column of every table, with full headers, however narrow the terminal "
+        "(default: fitted to it, leaving out the least needed columns, never cutting a cell).",
+    ),
+]
