@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from arena.cli.options import (
+    HOUSE_HELP,
     CaFileOption,
     DataDirOption,
     DbOption,
@@ -21,8 +22,11 @@ from arena.cli.options import (
     data_dir_of,
 )
 from arena.cli.rules_option import RulesOption, parse_rules
+from arena.ladder.house import parse_house
 from arena.ladder.runner import Ladder, LadderSettings, describe_status
 from arena.store import Store
+
+HouseOption = Annotated[str, typer.Option("--house", help=HOUSE_HELP[0].upper() + HOUSE_HELP[1:])]
 
 app = typer.Typer(
     help="The ladder: rated duplicate pairs chosen by the arena itself, most informative first.",
@@ -60,6 +64,7 @@ def run(
     ] = None,
     rules: RulesOption = None,
     sandbox: SandboxOption = None,
+    house: HouseOption = "sample",
 ) -> None:
     """Play the ladder on the local database until Ctrl-C (or --max-pairs new pairs)."""
     handler = logging.StreamHandler()
@@ -77,6 +82,7 @@ def run(
         seed=seed,
         rules=parse_rules(rules),
         sandbox=check_sandbox(sandbox),
+        house=parse_house(house),
     )
     stop = threading.Event()
 

@@ -125,3 +125,9 @@ WideOption = Annotated[
         "(default: fitted to it, leaving out the least needed columns, never cutting a cell).",
     ),
 ]
+
+HOUSE_HELP = (
+    "house bots, opponents for the submitted bots (never for each other), so that a lone first "
+    "submission is played at once: none, sample (every sample bot, the expert too) or "
+    "comma-separated sample bot names."
+)

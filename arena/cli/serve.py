@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DataDirOption, DbOption, SandboxOption
+from arena.cli.options import HOUSE_HELP, DataDirOption, DbOption, SandboxOption
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
 from arena.service.policy import Quotas, TournamentLimits
@@ -138,6 +138,10 @@ def serve(
             help="With --ladder: comma-separated bot names (default: every registered bot).",
         ),
     ] = None,
+    ladder_house: Annotated[
+        str,
+        typer.Option("--ladder-house", help=f"With --ladder: {HOUSE_HELP}"),
+    ] = "sample",
     web: Annotated[
         str | None,
         typer.Option(
@@ -155,6 +159,7 @@ def serve(
     """
     from arena.errors import ArenaError
     from arena.ladder import LadderSettings
+    from arena.ladder.house import parse_house
     from arena.service.server import ServerConfig
     from arena.service.server import serve as run
 
@@ -209,6 +214,7 @@ def serve(
                     concurrency=ladder_concurrency,
                     daily_budget=ladder_daily_budget,
                     bots=tuple(b.strip() for b in (ladder_bots or "").split(",") if b.strip()),
+                    house=parse_house(ladder_house),
                 )
                 if ladder
                 else None

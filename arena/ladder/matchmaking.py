@@ -16,7 +16,8 @@ of active bots and plays the best:
   below that wait it changes nothing (an earlier boost from the first pair on cost the order a
   fifth more pairs in the simulation).
 
-The product of the four is the pair's *priority*; ties break by a seeded random draw, so a
+House bots (``arena.ladder.house``) are never paired with each other. The product of the four
+is the pair's *priority*; ties break by a seeded random draw, so a
 ladder with the same history and seed picks the same pairs. The module is pure: no store, no
 clock, no processes; the ladder runner feeds it the ratings and counts it read from the store.
 """
@@ -49,6 +50,9 @@ class Entrant:
     """Duplicate pairs this version has played on the ladder."""
     last_pair: int = -1
     """Index (in ladder pair order, from 0) of the last pair it played; -1 for never."""
+    house: bool = False
+    """A house bot (``arena.ladder.house``): an opponent for the others, never paired with
+    another house bot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +105,8 @@ class Matchmaker:
         fair_share = max(1.0, 2.0 * sum(played.values()) / max(1, n * (n - 1)))
         choices = []
         for a, b in combinations(free, 2):
+            if a.house and b.house:
+                continue  # house bots are there to play the submitted ones
             ra = self._env.create_rating(a.mu, a.sigma)
             rb = self._env.create_rating(b.mu, b.sigma)
             uncertainty = a.sigma**2 + b.sigma**2

@@ -8,9 +8,10 @@ with its rating update, and a ladder killed at any moment resumes the pairs it h
 before it chooses new ones (nothing recorded is lost or counted twice).
 
 Who takes part: the latest version of every registered bot (or of the bots named), less those
-paused. A version whose last ``pause_after`` ladder matches were all forfeited by it (a crash, a
-start that failed, a timeout…) is paused with the reason; a new version of the bot takes part
-afresh. Old versions leave the ladder when a new one arrives; their ratings stay.
+paused, and the house bots (``house.py``: the sample bots, opponents for the others). A version
+whose last ``pause_after`` ladder matches were all forfeited by it (a crash, a start that
+failed, a timeout…) is paused with the reason; a new version of the bot takes part afresh. Old
+versions leave the ladder when a new one arrives; their ratings stay.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.ladder.house import register_house
 from arena.ladder.matchmaking import Choice, Entrant, Matchmaker
 from arena.referee import FaultPolicy
 from arena.rules.ruleset import RuleSet
@@ -71,6 +73,9 @@ class LadderSettings:
     """Stop after this many new pairs (benchmarks and tests); None for ever."""
     sandbox: str | None = None
     """How the bots run (auto, on, off; ``arena.sandbox``), as in tournaments."""
+    house: tuple[str, ...] = ()
+    """Sample bots that take part as house bots (``arena.ladder.house``): registered when the
+    ladder starts, opponents for the submitted bots, never paired with each other."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.concurrency <= 64:
@@ -125,10 +130,16 @@ class Ladder:
         self._finished_at: deque[float] = deque()
         self._abort = threading.Event()
         self.new_pairs = 0
+        self._house: dict[str, int] = {}
+        """House bots by name, with the version registered from sample_bots/."""
+        self.house_notes: list[str] = []
 
     # -- the loop ----------------------------------------------------------------------------
 
     def run(self, stop: threading.Event) -> None:
+        self._house, self.house_notes = register_house(self.store, self.settings.house)
+        for note in self.house_notes:
+            log.warning("ladder: %s", note)
         unfinished = self._load_history()
         with ThreadPoolExecutor(
             max_workers=self.settings.concurrency, thread_name_prefix="ladder"
@@ -238,7 +249,8 @@ class Ladder:
         mu0, sigma0 = self.store.rating_config.mu, self.store.rating_config.sigma
         out = []
         for bot in self.store.list_bots():
-            if (wanted and bot.name not in wanted) or not bot.versions:
+            house = self._house.get(bot.name)
+            if (wanted and bot.name not in wanted and house is None) or not bot.versions:
                 continue
             v = bot.latest
             if v.id in pauses:
@@ -247,7 +259,7 @@ class Ladder:
             mu, sigma = (r.mu, r.sigma) if r is not None else (mu0, sigma0)
             out.append(
                 Entrant(v.id, bot.name, mu, sigma, self._pairs_of[v.id],
-                        self._last_pair.get(v.id, -1))
+                        self._last_pair.get(v.id, -1), house=v.id == house)
             )
         return out
 
@@ -404,10 +416,11 @@ class Ladder:
             except ArenaError:
                 label = f"version {vid}"
             paused.append({"bot": label, "version_id": vid, **p})
+        taking_part = self.entrants()
         entrants = [
             {"bot": e.name, "version_id": e.version_id, "mu": round(e.mu, 3),
-             "sigma": round(e.sigma, 3), "pairs": e.pairs}
-            for e in sorted(self.entrants(), key=lambda e: -e.sigma)
+             "sigma": round(e.sigma, 3), "pairs": e.pairs, "house": e.house}
+            for e in sorted(taking_part, key=lambda e: -e.sigma)
         ]
         return {
             "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -418,7 +431,32 @@ class Ladder:
             "playing": playing,
             "entrants": entrants,
             "paused": paused,
+            "idle_reason": None if playing else self._idle_reason(taking_part, len(paused)),
         }
+
+    def _idle_reason(self, entrants: list[Entrant], paused: int) -> str:
+        """Why nothing is being played: what a user reading ``ladder status`` can act on."""
+        if self._done_new_pairs():
+            n = self.settings.max_pairs
+            return f"stopped after {n} new pair{'' if n == 1 else 's'} (--max-pairs)"
+        if self._over_budget():
+            return (
+                f"the daily budget of {self.settings.daily_budget} matches is spent "
+                f"({len(self._finished_at)} in the last 24 h); pairs start again as they age out"
+            )
+        aside = f"; {paused} paused (below)" if paused else ""
+        if len(entrants) < 2:
+            house = "" if self._house else ", or give the ladder house bots (--ladder-house sample)"
+            return (
+                f"{len(entrants)} bot{'' if len(entrants) == 1 else 's'} taking part, a pair "
+                f"needs two: submit a bot{house}{aside}"
+            )
+        if all(e.house for e in entrants):
+            return (
+                "only house bots take part, and house bots do not play each other: the first "
+                f"submitted bot is paired with them at once{aside}"
+            )
+        return "choosing the next pair"
 
     def _publish(self) -> None:
         try:
@@ -441,6 +479,8 @@ def describe_status(status: dict[str, Any] | None) -> Sequence[str]:
         f"{status['matches_last_24h']} matches in the last 24 h"
         + (f" (budget {status['daily_budget']})" if status.get("daily_budget") else ""),
     ]
+    if status.get("idle_reason"):
+        lines.append(f"nothing scheduled: {status['idle_reason']}")
     if status["playing"]:
         lines.append("playing:")
         lines += [
@@ -452,6 +492,7 @@ def describe_status(status: dict[str, Any] | None) -> Sequence[str]:
     lines.append("taking part (most uncertain first):")
     lines += [
         f"  {e['bot']:<20} mu {e['mu']:7.2f}  sigma {e['sigma']:5.2f}  pairs {e['pairs']}"
+        + ("  (house)" if e.get("house") else "")
         for e in status["entrants"]
     ]
     if status["paused"]:

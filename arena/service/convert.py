@@ -335,7 +335,8 @@ def ladder_status_to_pb(
         ],
         entrants=[
             pb.LadderEntrant(bot=e["bot"], version_id=int(e["version_id"]), mu=float(e["mu"]),
-                             sigma=float(e["sigma"]), pairs=int(e["pairs"]))
+                             sigma=float(e["sigma"]), pairs=int(e["pairs"]),
+                             house=bool(e.get("house", False)))
             for e in status.get("entrants", [])
         ],
         paused=[
@@ -343,6 +344,7 @@ def ladder_status_to_pb(
                            reason=public_detail(str(p.get("reason", ""))), at=str(p.get("at", "")))
             for p in status.get("paused", [])
         ],
+        idle_reason=str(status.get("idle_reason") or ""),
     )
 
 
@@ -359,11 +361,12 @@ def ladder_status_from_pb(msg: pb.GetLadderStatusResponse) -> dict[str, Any]:
         ],
         "entrants": [
             {"bot": e.bot, "version_id": e.version_id, "mu": e.mu, "sigma": e.sigma,
-             "pairs": e.pairs}
+             "pairs": e.pairs, "house": e.house}
             for e in msg.entrants
         ],
         "paused": [
             {"bot": p.bot, "version_id": p.version_id, "reason": p.reason, "at": p.at}
             for p in msg.paused
         ],
+        "idle_reason": msg.idle_reason or None,
     }

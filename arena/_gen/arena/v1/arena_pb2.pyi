@@ -504,18 +504,20 @@ class LadderPair(_message.Message):
     def __init__(self, tournament_id: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., why: _Optional[str] = ...) -> None: ...
 
 class LadderEntrant(_message.Message):
-    __slots__ = ("bot", "version_id", "mu", "sigma", "pairs")
+    __slots__ = ("bot", "version_id", "mu", "sigma", "pairs", "house")
     BOT_FIELD_NUMBER: _ClassVar[int]
     VERSION_ID_FIELD_NUMBER: _ClassVar[int]
     MU_FIELD_NUMBER: _ClassVar[int]
     SIGMA_FIELD_NUMBER: _ClassVar[int]
     PAIRS_FIELD_NUMBER: _ClassVar[int]
+    HOUSE_FIELD_NUMBER: _ClassVar[int]
     bot: str
     version_id: int
     mu: float
     sigma: float
     pairs: int
-    def __init__(self, bot: _Optional[str] = ..., version_id: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., pairs: _Optional[int] = ...) -> None: ...
+    house: bool
+    def __init__(self, bot: _Optional[str] = ..., version_id: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., pairs: _Optional[int] = ..., house: _Optional[bool] = ...) -> None: ...
 
 class LadderPause(_message.Message):
     __slots__ = ("bot", "version_id", "reason", "at")
@@ -530,7 +532,7 @@ class LadderPause(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., version_id: _Optional[int] = ..., reason: _Optional[str] = ..., at: _Optional[str] = ...) -> None: ...
 
 class GetLadderStatusResponse(_message.Message):
-    __slots__ = ("updated_at", "pairs_scheduled", "matches_last_24h", "daily_budget", "playing", "entrants", "paused")
+    __slots__ = ("updated_at", "pairs_scheduled", "matches_last_24h", "daily_budget", "playing", "entrants", "paused", "idle_reason")
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     PAIRS_SCHEDULED_FIELD_NUMBER: _ClassVar[int]
     MATCHES_LAST_24H_FIELD_NUMBER: _ClassVar[int]
@@ -538,6 +540,7 @@ class GetLadderStatusResponse(_message.Message):
     PLAYING_FIELD_NUMBER: _ClassVar[int]
     ENTRANTS_FIELD_NUMBER: _ClassVar[int]
     PAUSED_FIELD_NUMBER: _ClassVar[int]
+    IDLE_REASON_FIELD_NUMBER: _ClassVar[int]
     updated_at: str
     pairs_scheduled: int
     matches_last_24h: int
@@ -545,4 +548,5 @@ class GetLadderStatusResponse(_message.Message):
     playing: _containers.RepeatedCompositeFieldContainer[LadderPair]
     entrants: _containers.RepeatedCompositeFieldContainer[LadderEntrant]
     paused: _containers.RepeatedCompositeFieldContainer[LadderPause]
-    def __init__(self, updated_at: _Optional[str] = ..., pairs_scheduled: _Optional[int] = ..., matches_last_24h: _Optional[int] = ..., daily_budget: _Optional[int] = ..., playing: _Optional[_Iterable[_Union[LadderPair, _Mapping]]] = ..., entrants: _Optional[_Iterable[_Union[LadderEntrant, _Mapping]]] = ..., paused: _Optional[_Iterable[_Union[LadderPause, _Mapping]]] = ...) -> None: ...
+    idle_reason: str
+    def __init__(self, updated_at: _Optional[str] = ..., pairs_scheduled: _Optional[int] = ..., matches_last_24h: _Optional[int] = ..., daily_budget: _Optional[int] = ..., playing: _Optional[_Iterable[_Union[LadderPair, _Mapping]]] = ..., entrants: _Optional[_Iterable[_Union[LadderEntrant, _Mapping]]] = ..., paused: _Optional[_Iterable[_Union[LadderPause, _Mapping]]] = ..., idle_reason: _Optional[str] = ...) -> None: ...
