@@ -44,3 +44,8 @@ def test_the_width_comes_from_columns_or_the_terminal(monkeypatch: pytest.Monkey
     assert table_width() == 80 and table_width(wide=True) is None
     monkeypatch.delenv("COLUMNS")
     assert table_width() is None  # pytest's stdout is not a terminal: the table is whole
+
+
+def test_a_table_without_rows_is_its_header() -> None:
+    assert fit(COLUMNS, [], 80).lines == ["bot  matches  95% interval  score"]
+    assert fit(COLUMNS, [], 10).lines == ["bot  score"]

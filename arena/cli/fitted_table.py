@@ -56,7 +56,7 @@ class Fitted:
 
 def _render(columns: Sequence[Column], rows: Sequence[Sequence[str]], short: bool) -> list[str]:
     heads = [(c.short or c.header) if short else c.header for c in columns]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(heads)]
 
     def line(values: Sequence[str]) -> str:
         cells = (
