@@ -5,15 +5,22 @@ PY := $(VENV)/bin/python
 NODE_BOT := sample_bots/node_random
 CPP_BOT := sample_bots/cpp_lowest
 
-.PHONY: sandbox-tools setup demo web test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
+.PHONY: sandbox-tools runtime setup demo web test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
 
 # Each step says what it does on one line, then does it quietly.
-$(VENV)/.installed: pyproject.toml setup.py arena/referee/_wire.c
+# Two stamps: .runtime is the arena alone (what `make demo` and `make web` need), .installed adds
+# the dev tools and Ray (what the tests, the linters and the proto generator need).
+$(VENV)/.runtime: pyproject.toml setup.py arena/referee/_wire.c
 	@echo "setup: creating the virtualenv $(VENV)"
 	@$(PYTHON) -m venv $(VENV)
+	@echo "setup: installing the arena's runtime into $(VENV) (pip install -e .; it builds the referee's C request encoder where a C compiler is found)"
+	@$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	@touch $@
+
+$(VENV)/.installed: $(VENV)/.runtime
 	@echo "setup: upgrading pip"
 	@$(PY) -m pip install --quiet --upgrade pip
-	@echo "setup: installing the arena, its dev tools and Ray into $(VENV) (pip install -e '.[dev,ray]'; it builds the referee's C request encoder where a C compiler is found)"
+	@echo "setup: installing the dev tools and Ray into $(VENV) (pip install -e '.[dev,ray]')"
 	@$(PY) -m pip install --quiet -e '.[dev,ray]'
 	@touch $@
 
@@ -31,6 +38,11 @@ sandbox-tools:
 	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; } \
 	  || echo "note: bubblewrap (bwrap) is missing: bots will run without the sandbox (arena doctor)"
 
+# What `make demo` and `make web` need: the arena and the Node sample bot's packages; no dev
+# tools, no Ray, no buf, no C++ build (the C++ bot plays when `make cpp-bot` has built it).
+runtime: $(VENV)/.runtime $(NODE_BOT)/node_modules/.package-lock.json
+
+# Everything the tests, the linters and CI need.
 setup: $(VENV)/.installed $(NODE_BOT)/node_modules/.package-lock.json proto/node_modules/.package-lock.json sandbox-tools cpp-bot-if-possible
 
 # The C++ sample bot, built by its own Makefile (the arena never builds a bot). Needs g++, make,
@@ -48,11 +60,11 @@ cpp-bot-if-possible:
 
 WEB_LISTEN ?= 127.0.0.1:8080
 
-demo: setup
+demo: runtime
 	$(VENV)/bin/arena demo
 	@echo "Watch it in a browser: make web, then open http://$(WEB_LISTEN)/"
 
-web: setup
+web: runtime
 	$(VENV)/bin/arena web --listen $(WEB_LISTEN)
 
 test: setup

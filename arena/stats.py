@@ -93,7 +93,10 @@ class Estimate:
     matches: float
     """Matches the counts stand for (a pair is two)."""
     score: float
-    """A's mean match points per match (a win 1, a draw ½)."""
+    """A's mean match points per match (a win 1, a draw ½), from the regularized counts (the
+    centre of the interval and of the Elo: never exactly 0 or 1)."""
+    raw_score: float
+    """The same from the counts as they are: what was scored (1.0 after only wins)."""
     score_low: float
     score_high: float
     stdev: float
@@ -124,9 +127,11 @@ def estimate(counts: Sequence[float], confidence: float = CONFIDENCE) -> Estimat
     low, high = score - half, score + half
     elo_low, elo_high = score_to_elo(low), score_to_elo(high)
     los = NormalDist().cdf((score - 0.5) / (stdev / math.sqrt(matches))) if stdev > 0 else 0.5
+    played = sum(counts)
     return Estimate(
-        matches=sum(counts) * last / 2.0,
+        matches=played * last / 2.0,
         score=score,
+        raw_score=sum(c * i for i, c in enumerate(counts)) / (played * last) if played else 0.5,
         score_low=max(low, 0.0),  # a score lies in [0, 1]; the Elo ends are clamped anyway
         score_high=min(high, 1.0),
         stdev=stdev,

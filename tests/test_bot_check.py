@@ -312,3 +312,33 @@ def test_the_time_bank_is_spent_as_in_a_tournament(tmp_path: Path) -> None:
     assert code == 1
     # (less what the first overrun took beyond its 100 ms)
     assert re.search(r"no answer to \w+ within 2[45]\d ms", report["reason"]), report["reason"]
+
+
+# -- what is refused before anything starts ---------------------------------------------------
+
+
+def test_a_bad_manifest_is_a_usage_error_with_the_manifests_message(tmp_path: Path) -> None:
+    (tmp_path / "bot.toml").write_text('name = "x"\n')
+    proc = arena_cli("bot", "check", str(tmp_path))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    assert proc.stderr.strip() == (
+        f"arena: error: {tmp_path / 'bot.toml'}: command: missing "
+        '(e.g. command = ["{python}", "bot.py"])'
+    )
+
+
+def test_what_bot_submit_refuses_fails_the_check_before_the_bot_starts(tmp_path: Path) -> None:
+    """An absolute link passes a local start but not a submission: the check says so."""
+    bot = tmp_path / "random"
+    shutil.copytree(SAMPLES / "random", bot)
+    (bot / "model.bin").symlink_to("/etc/hostname")
+    proc = check(str(bot), "--seed", "1")
+    assert proc.returncode == 1
+    (line,) = proc.stdout.splitlines()
+    assert line.startswith("FAIL: random@1.0 would be refused by `arena bot submit`: ")
+    assert "is a link to the absolute path '/etc/hostname'" in line
+    (bot / "model.bin").unlink()
+    (bot / "model.bin").symlink_to("bot.toml")  # a relative link inside the folder is fine
+    code, report = check_json(str(bot), "--seed", "1", "--matches", "2", "--hands", "2")
+    assert code == 0 and report["passed"], report

@@ -15,7 +15,7 @@ from arena.errors import ArenaError
 from arena.runtime import load_manifest, start_bot
 from arena.runtime.botlog import CappedLog, mark_log
 from arena.store import Store, StoreError
-from arena.tournament.botlogs import cut_match, read_match_log
+from arena.tournament.botlogs import cut_match, cut_startup, read_match_log
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = str(ROOT / "sample_bots" / "random")
@@ -49,9 +49,54 @@ def test_markers_are_written_past_the_cap_and_a_log_is_appended_to(tmp_path: Pat
     assert not mark_log(tmp_path / "gone" / "bot.log", "EndMatch m1")
     text = path.read_text()
     assert text.endswith("[arena] EndMatch m1 after the end\n")
-    assert text.startswith("an earlier run\n[arena] StartMatch m1 seat 0 against x\n0123456789")
+    assert text.startswith(
+        "an earlier run\n[arena] BotStart t\n[arena] StartMatch m1 seat 0 against x\n0123456789"
+    )
     assert "more past the cap" not in text
     assert log.dropped_bytes == len(" and more past the cap\n")
+
+
+def test_a_run_begins_on_a_line_of_its_own(tmp_path: Path) -> None:
+    path = tmp_path / "bot.log"
+    path.write_bytes(b"a crashed run's unfinished line")
+    r, w = os.pipe()
+    log = CappedLog(r, path, name="mybot")
+    os.write(w, b"starting\n")
+    os.close(w)
+    log.close()
+    assert path.read_text() == (
+        "a crashed run's unfinished line\n[arena] BotStart mybot\nstarting\n"
+    )
+
+
+def test_each_match_is_cut_by_the_bots_own_tags() -> None:
+    """Two matches at once: a line tagged for one is never in the other's log, even between
+    its markers; a tagged line after its match's end marker is still its; start-up output is
+    in neither, and reads as its own log."""
+    text = (
+        "[arena] BotStart mybot\nmybot listening on 127.0.0.1:1\nloading the model\n"
+        "[arena] StartMatch t2-g0 seat 0 against x\n[match t2-g0] bid 3\n"
+        "[arena] StartMatch t2-g1 seat 1 against x\n[match t2-g1] bid 5\n"
+        "[match t2-g0] play As\nan untagged line\n[arena] EndMatch t2-g0 target_reached\n"
+        "[match t2-g0] a late line of g0\n[match t2-g1] play Kh\n"
+        "[arena] EndMatch t2-g1 target_reached\n"
+        "[arena] BotStart mybot\nmybot listening again\n"
+        "[arena] StartMatch t2-g2 seat 0 against x\n[match t2-g2] bid 1\n"
+    )
+    g0 = cut_match(text, "t2-g0")
+    assert g0 == (
+        "[arena] StartMatch t2-g0 seat 0 against x\n[match t2-g0] bid 3\n"
+        "[match t2-g0] play As\nan untagged line\n[arena] EndMatch t2-g0 target_reached\n"
+        "[match t2-g0] a late line of g0\n"
+    )
+    g1 = cut_match(text, "t2-g1")
+    assert g1 is not None and "t2-g0]" not in g1 and "[match t2-g1] play Kh" in g1
+    assert "listening" not in g1 and "loading" not in (cut_match(text, "t2-g2") or "")
+    assert cut_startup(text) == (
+        "[arena] BotStart mybot\nmybot listening on 127.0.0.1:1\nloading the model\n"
+        "[arena] BotStart mybot\nmybot listening again\n"
+    )
+    assert cut_startup("no run marked\n") is None
 
 
 def test_cut_match_keeps_one_match_and_skips_other_markers() -> None:
@@ -140,9 +185,10 @@ def test_a_tournament_keeps_one_log_per_bot_cut_per_match(tmp_path: Path) -> Non
         assert read_match_log(store, "t1-g0", 0, data_dir=tmp_path / "nowhere") is None
     assert "EndMatch t1-g1" in arena("match", "logs", "t1-g1", "--seat", "1", "--db", db)
     out = arena("match", "list", "--tournament", "1", "--db", db)
-    assert "t1-g0  random@1.0 vs heuristic@1.0" in out
+    row = next(line for line in out.splitlines() if line.startswith("t1-g0 "))
+    assert "random@1.0 vs heuristic@1.0" in row
     shown = json.loads(arena("tournament", "show", "1", "--matches", "--json", "--db", db))
-    assert [m["match_id"] for m in shown["matches"]] == ids
+    assert [m["match_id"] for m in shown["matches"]] == ids[::-1]  # match list: newest first
     g0 = next(m for m in shown["matches"] if m["match_id"] == "t1-g0")  # recorded in any order
     assert g0["seats"] == ["random@1.0", "heuristic@1.0"]
     text = arena("tournament", "show", "1", "--matches", "--db", db)

@@ -20,7 +20,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     [
         (("matchh",), "No such command 'matchh'. Did you mean 'match'?"),
         (("match", "list", "--bott", "x"), "No such option: --bott"),
-        (("tournament", "show", "notanumber"), "Invalid value for 'tournament_id'"),
+        (("tournament", "show", "notanumber"), "Invalid value for 'TOURNAMENT_ID'"),
         (("match", "logs", "m1", "--seat", "3"), "Invalid value for --seat: must be 0 or 1, got 3"),
     ],
 )

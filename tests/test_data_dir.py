@@ -71,7 +71,8 @@ def test_every_command_that_plays_keeps_its_logs_in_the_data_dir(
     assert _logs(data / "logs" / f"tournament-{cid}"), compared.stderr
 
     laddered = _arena(cwd, "ladder", "run", "--bots", "random,heuristic", "--max-pairs", "1",
-                      "--rules", "max_hands=4", *db, "--data-dir", str(data))  # fmt: skip
+                      "--house", "none", "--rules", "max_hands=4", *db,
+                      "--data-dir", str(data))  # fmt: skip
     assert laddered.returncode == 0, laddered.stderr
     folders = {p.name for p in (data / "logs").iterdir()}
     ladder_pairs = folders - {f"match-{mid}", f"tournament-{tid}", f"tournament-{cid}"}

@@ -45,3 +45,16 @@ def test_h2h_counts_from_a_side_whatever_the_seat(
     assert "besides, recorded and not counted: 1 not rated: aborted" in text
     unknown = runner.invoke(app, ["h2h", "alpha", "nobody", "--db", url])
     assert unknown.exit_code != 0 and "nobody" in str(unknown.exception)
+
+
+def test_h2h_says_one_match_in_the_singular(
+    tmp_path: Path, make_result: Callable[..., Any]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    with Store.open(url) as store:
+        a = store.register_bot_version("alpha", "1", "a" * 64, "/nowhere/a").id
+        b = store.register_bot_version("beta", "1", "b" * 64, "/nowhere/b").id
+        store.record_match(make_result(winner=0), seat_versions=(a, b))
+    text = runner.invoke(app, ["h2h", "alpha", "beta", "--db", url]).output
+    assert text.startswith("alpha against beta: 1 rated match, 1 won, 0 lost")
+    assert "on their own: 1 match, 1-0-0" in text

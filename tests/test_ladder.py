@@ -268,7 +268,7 @@ def test_a_ladder_killed_and_restarted_loses_and_doubles_nothing(
     with Store.open(sqlite_url) as store:
         for name in ("random", "heuristic", "cautious"):
             register_directory(store, SAMPLES / name)
-    base = arena("ladder", "run", "--db", sqlite_url, "--rules", "max_hands=3")
+    base = arena("ladder", "run", "--db", sqlite_url, "--rules", "max_hands=3", "--house", "none")
     cmd = [*base, "--max-pairs", "3", "--seed", "4"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)

@@ -42,21 +42,65 @@ def test_quiet_reporter_says_nothing(capsys) -> None:  # type: ignore[no-untyped
     assert capsys.readouterr() == ("", "")
 
 
-def test_the_progress_line_fits_80_columns_and_its_time_left_counts_down() -> None:
+def _render(width: int, reporter_games: int, bots: list[str] | None = None,
+            total: int = 360) -> str:
+    """The last frame a reporter draws at ``width`` after ``reporter_games`` matches, one
+    every 2 s of a fake clock (seat 0 wins, bots paired in turn)."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=width, color_system=None)
+    now = [0.0]
+    reporter = TerminalReporter(console, get_time=lambda: now[0])
+    names = bots or ["alpha", "beta"]
+    reporter.start(123, names, done=0, total=total)
+    for i in range(reporter_games):
+        now[0] += 2.0
+        a, b = i % len(names), (i + 1) % len(names)
+        reporter.match_done(GameRecord(i, i // 2, (a, b), 0, (500, 100), "target_reached",
+                                       (0, 0)))  # fmt: skip
+    reporter.stop()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+    return text.replace("\r", "\n")
+
+
+def test_the_bar_uses_the_width_on_one_line() -> None:
+    for width in (80, 100, 160):
+        text = _render(width, 120)
+        lines = [line.rstrip() for line in text.splitlines() if "120/360" in line]
+        assert lines, text
+        line = lines[-1]
+        # One line from the name to "left", as wide as the terminal and no wider.
+        assert line.startswith("tournament 123 ") and line.endswith(" left"), line
+        assert width - 2 <= len(line) <= width, (width, line)
+        # The bar (drawn and still blank) takes what the other columns leave.
+        bar = line[len("tournament 123 ") : line.index("120/360")]
+        assert len(bar) >= width - 60 and bar.strip(" ━") == "" and "━" in bar, bar
+
+
+def test_the_rate_and_the_time_left_come_from_the_same_window() -> None:
+    """2 of 18 matches in 4 s: 0.5 matches/s, and 16 matches at that rate are 32 s."""
+    text = _render(100, 2, total=18)
+    line = next(line for line in reversed(text.splitlines()) if "2/18" in line)
+    assert "0.5 matches/s" in line and "0:00:32 left" in line, line
+
+
+def test_live_standings_under_the_bar_show_the_top_bots_by_points() -> None:
+    names = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"]
+    text = _render(100, 14, bots=names)
+    frame = text[text.rindex("14/360") :]
+    lines = frame.splitlines()[1:]
+    assert lines[0].split() == ["#", "bot", "played", "W-L-D", "points"]
+    # Seat 0 wins: bot i beats bot i+1, twice over the 14 matches, so each bot has 2 wins and
+    # 2 losses (alpha's losses to eta); the top 5 by points, ties by name.
+    top = [line.split() for line in lines[1:6]]
+    assert [row[1] for row in top] == ["alpha", "beta", "delta", "epsilon", "eta"]
+    assert top[0] == ["1", "alpha", "4", "2-2-0", "2.0"]
+    assert "(2 more below; the full table at the end)" in frame
+
+
+def test_time_left_counts_down_between_match_ends() -> None:
     from rich.progress import Progress
 
     from arena.tournament.progress import time_left
-
-    out = io.StringIO()
-    console = Console(file=out, force_terminal=True, width=200, color_system=None)
-    reporter = TerminalReporter(console)
-    reporter.start(123, ["alpha", "beta"], done=0, total=360)
-    for i in range(120):
-        reporter.match_done(_game(i, 0, "target_reached"))
-    reporter.stop()
-    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
-    lines = [line.rstrip() for line in text.replace("\r", "\n").splitlines() if "120/360" in line]
-    assert lines and all(len(line) <= 80 for line in lines), lines
 
     now = [100.0]
     progress = Progress(get_time=lambda: now[0])

@@ -30,9 +30,11 @@ from arena.cli import serve as serve_cli
 from arena.cli import token as token_cli
 from arena.cli import tournament as tournament_cli
 from arena.cli import web as web_cli
+from arena.cli.help_text import ArenaGroup
 
 app = typer.Typer(
     name="arena",
+    cls=ArenaGroup,
     help="Spades Arena: play Spades bots against each other and rate them.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,

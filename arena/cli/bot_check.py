@@ -18,7 +18,9 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cli.options import SandboxOption, check_sandbox
+from arena.cli.counts import count
+from arena.cli.fitted_table import table_width
+from arena.cli.options import SandboxOption, WideOption, check_sandbox
 from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.errors import ArenaError
 
@@ -75,12 +77,14 @@ def check(
     ] = None,
     sandbox: SandboxOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    wide: WideOption = False,
 ) -> None:
     """Play BOT through every RPC against a scripted opponent, judged as a tournament judges.
 
     Prints each RPC kind: asked, answered, legal, time, what the bot did; then a verdict.
 
-    PASS exits 0; FAIL: <reason> exits 1 (cannot start, crash, illegal, timeout, error)."""
+    PASS exits 0; FAIL: <reason> exits 1 (refused by `bot submit`'s archive checks, cannot
+    start, crash, illegal, timeout, error); a manifest that does not load exits 2."""
     from arena.cli.match import BotSpec, _start, is_endpoint
     from arena.referee import ClockConfig
     from arena.tournament.preflight import check_bot, start_for_check
@@ -99,11 +103,13 @@ def check(
         if not (path / "bot.toml").is_file():
             raise ArenaError(f"{bot}: not a bot directory (it has no bot.toml)")
         spec = BotSpec(bot, path.resolve())
-        try:
-            label = spec.label  # reads the manifest: one that does not load cannot start
-        except ArenaError as exc:
-            _not_started(bot, str(exc), seed, as_json)
-            raise typer.Exit(1) from None
+        # A manifest that does not load is a usage error with the manifest's own message.
+        label = spec.label
+        refused = _archive_problem(path)
+        if refused is not None:
+            why = f"would be refused by `arena bot submit`: {refused}"
+            _fail(label, why, seed, as_json)
+            raise typer.Exit(1)
     with ExitStack() as stack:
         try:
             if spec.remote:
@@ -125,13 +131,35 @@ def check(
     if as_json:
         typer.echo(json.dumps(report.to_dict()))
     else:
-        typer.echo(format_report(report))
+        typer.echo(format_report(report, table_width(wide)))
     if not report.passed:
         raise typer.Exit(1)
 
 
+def _archive_problem(directory: Path) -> str | None:
+    """What ``arena bot submit`` would refuse in ``directory`` (an absolute link, a link out of
+    the folder, a device, too many files, …): the submission's own checks, packing and
+    unpacking, run here before anything starts."""
+    import tempfile
+
+    from arena.service.archive import ArchiveError, ArchiveLimits, pack_directory, unpack_archive
+
+    limits = ArchiveLimits()
+    try:
+        archive = pack_directory(directory, limits)
+        with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
+            unpack_archive(archive, Path(scratch) / "bot", limits)
+    except ArchiveError as exc:
+        return str(exc)
+    return None
+
+
 def _not_started(label: str, why: str, seed: int, as_json: bool) -> None:
-    reason = f"{label} did not start: {why}"
+    _fail(label, f"did not start: {why}", seed, as_json)
+
+
+def _fail(label: str, why: str, seed: int, as_json: bool) -> None:
+    reason = f"{label} {why}"
     if as_json:
         typer.echo(
             json.dumps({"bot": label, "verdict": f"FAIL: {reason}", "passed": False,
@@ -151,8 +179,13 @@ def _situations(rpc: str, counts: dict[str, int]) -> str:
     return ", ".join(f"{k}: {counts.get(k, 0)}" for k in shown)
 
 
-def format_report(report: Any) -> str:
-    """The table and the verdict line."""
+SEEN_BESIDE = 30
+"""Columns the "seen" text needs beside the figures; with fewer it goes on lines of its own."""
+
+
+def format_report(report: Any, width: int | None = None) -> str:
+    """The table and the verdict line; ``width`` fits the table (None: 100 columns), the "seen"
+    text beside the figures or, where that is too narrow, on lines of its own below them."""
     clock = report.clock.describe()
     n = len(report.matches)
     lines = [
@@ -171,7 +204,8 @@ def format_report(report: Any) -> str:
     for rpc, t in entries:
         if rpc == "PlaySession":
             stream = sum(1 for m in report.matches if m["transport"] == "PlaySession")
-            seen = f"requests on the stream ({stream} matches; {n - stream} over unary RPCs)"
+            on_stream = count(stream, "match")
+            seen = f"requests on the stream ({on_stream}; {n - stream} over unary RPCs)"
             if not t.asked:
                 seen = "listed through reflection but turned down: unary RPCs instead"
         elif rpc in notes:
@@ -184,13 +218,19 @@ def format_report(report: Any) -> str:
              _ms(t.median_ms), _ms(t.max_ms), seen)
         )  # fmt: skip
     indent = sum(widths) + 2 * len(widths)
+    target = 100 if width is None else width
+    beside = target - indent >= SEEN_BESIDE
     for row in rows:
         numbers = zip(row[1:6], widths[1:], strict=True)
         cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in numbers]
         first = "  ".join(cells) + "  "
-        wrapped = textwrap.wrap(row[6], max(20, 100 - indent)) or [""]
-        lines.append((first + wrapped[0]).rstrip())
-        lines.extend(" " * indent + more for more in wrapped[1:])
+        if beside:
+            wrapped = textwrap.wrap(row[6], target - indent) or [""]
+            lines.append((first + wrapped[0]).rstrip())
+            lines.extend(" " * indent + more for more in wrapped[1:])
+        else:
+            lines.append(first.rstrip())
+            lines.extend("    " + more for more in textwrap.wrap(row[6], max(20, target - 4)))
     if report.session is None:
         lines.append("PlaySession: not served (not listed through server reflection): unary RPCs")
     for note in report.notes:

@@ -15,11 +15,14 @@ from typing import Annotated, Any
 
 import typer
 
+from arena.cli.estimate_format import elo_text, score_text
+from arena.cli.fitted_table import table_width
 from arena.cli.options import (
     DataDirOption,
     DbOption,
     LogDirOption,
     SandboxOption,
+    WideOption,
     check_sandbox,
     tournament_logs,
 )
@@ -92,6 +95,7 @@ def compare(
     log_dir: LogDirOption = None,
     db: DbOption = None,
     data_dir: DataDirOption = None,
+    wide: WideOption = False,
 ) -> None:
     """Play duplicate pairs of A against B; Elo with a 95% interval, and an SPRT if asked."""
     from arena.referee import FaultPolicy
@@ -127,14 +131,15 @@ def compare(
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
         logs = tournament_logs(db, tid, log_dir, data_dir)
-        play(store, tid, None, as_json, mode, log_dir=logs)
+        play(store, tid, None, as_json, mode, log_dir=logs, wide=wide)
 
 
 class PairLines:
     """Prints one line per counted pair (the tournament reporter's ``pair_done``)."""
 
-    def __init__(self, names: tuple[str, str]) -> None:
+    def __init__(self, names: tuple[str, str], width: int | None = None) -> None:
         self.names = names
+        self.width = width
 
     def start(self, tournament_id: int, bots: Any, done: int, total: int) -> None:
         pass
@@ -147,25 +152,34 @@ class PairLines:
         pass
 
     def pair_done(self, state: Any) -> None:
-        print(state_line(state), flush=True)
+        print(state_line(state, self.width), flush=True)
 
     def stop(self) -> None:
         pass
 
 
-def state_line(state: Any) -> str:
+def state_line(state: Any, width: int | None = None) -> str:
+    """The figures after a pair: counts, the raw score and the Elo with their intervals (one
+    formatter, ``arena.cli.estimate_format``), and the LLR; where ``width`` is too narrow for
+    one line, on more, never a figure cut."""
     e = state.estimate
     penta = " ".join(str(c) for c in state.pentanomial)
-    line = (
-        f"pairs {state.pairs:>4}  penta [{penta}]  W-D-L {state.wins}-{state.draws}-"
-        f"{state.losses}  score {100 * e.score:5.1f}% [{100 * e.score_low:.1f}, "
-        f"{100 * e.score_high:.1f}]  elo {e.elo:+7.1f} ± {e.elo95:5.1f} [{e.elo_low:+.1f}, "
-        f"{e.elo_high:+.1f}]"
-    )
+    parts = [
+        f"pairs {state.pairs:>4}  penta [{penta}]",
+        f"W-D-L {state.wins}-{state.draws}-{state.losses}",
+        f"score {score_text(e.raw_score, e.score_low, e.score_high)}",
+        f"elo {elo_text(e)}",
+    ]
     if state.status is not None:
         s = state.status
-        line += f"  LLR {s.llr:+.2f} [{s.lower:+.2f}, {s.upper:+.2f}]"
-    return line
+        parts.append(f"LLR {s.llr:+.2f} [{s.lower:+.2f}, {s.upper:+.2f}]")
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if width is None or len(lines[-1]) + 2 + len(part) <= width:
+            lines[-1] += f"  {part}"
+        else:
+            lines.append(f"    {part}")
+    return "\n".join(lines)
 
 
 def verdict(state: Any, names: tuple[str, str]) -> tuple[str, int]:
@@ -199,9 +213,11 @@ def play(
     as_json: bool,
     sandbox: str | None = None,
     log_dir: Any = None,
+    wide: bool = False,
 ) -> None:
     """Play (or resume) the comparison, print its figures, and exit with its verdict; the bots'
     logs are kept in ``log_dir``, one folder per bot, as a tournament's."""
+    width = table_width(wide)
     from arena.tournament import load_config, run_tournament
     from arena.tournament.progress import QuietReporter
     from arena.tournament.runner import comparison_state
@@ -233,8 +249,8 @@ def play(
             file=sys.stderr,
         )
         if before.pairs:
-            print(state_line(before))
-    reporter = QuietReporter() if as_json else PairLines(names)
+            print(state_line(before, width))
+    reporter = QuietReporter() if as_json else PairLines(names, width)
     try:
         run_tournament(
             store, tournament_id, concurrency=concurrency, reporter=reporter, sandbox=sandbox,

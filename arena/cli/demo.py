@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DbOption
+from arena.cli.options import DbOption, WideOption
 from arena.errors import ArenaError
 
 DEMO_GAMES = 3
@@ -43,6 +43,7 @@ def demo(
         bool, typer.Option("--json", help="Print one JSON object at the end.")
     ] = False,
     db: DbOption = None,
+    wide: WideOption = False,
 ) -> None:
     """Play a round robin of the sample bots and print the leaderboard."""
     from arena.cli.tournament import play
@@ -82,7 +83,7 @@ def demo(
         )
         from arena.cli.tournament import _log_dir
 
-        play(store, tid, None, as_json, log_dir=_log_dir(db, tid, None))
+        play(store, tid, None, as_json, log_dir=_log_dir(db, tid, None), wide=wide)
         if not as_json:
             print(ratings_note(store, tid), file=sys.stderr)
 

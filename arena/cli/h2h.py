@@ -4,10 +4,13 @@ in the database (any versions, or ``name@version`` for one), from A's side."""
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Annotated, Any
 
 import typer
 
+from arena.cli.counts import count
+from arena.cli.fitted_table import table_width
 from arena.cli.options import DbOption
 
 
@@ -72,11 +75,16 @@ def h2h(
     if as_json:
         typer.echo(json.dumps(data, indent=2))
         return
-    typer.echo(
-        f"{bot_a} against {bot_b}: {data['matches']} rated matches, {data['wins']} won, "
+    summary = (
+        f"{bot_a} against {bot_b}: {count(data['matches'], 'rated match')}, {data['wins']} won, "
         f"{data['losses']} lost, {data['draws']} drawn (forfeits: {data['forfeits_won']} won, "
         f"{data['forfeits_lost']} lost); score margin {data['margin']:+d}"
     )
+    width = table_width()
+    # Broken between words where the terminal is narrow, never within a name or a number.
+    typer.echo(summary if width is None else "\n".join(textwrap.wrap(
+        summary, width, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False
+    )))  # fmt: skip
     if data["unrated"]:
         from arena.store.rated import describe_unrated
 
@@ -85,5 +93,6 @@ def h2h(
     for key, row in data["by_tournament"].items():
         where = "on their own" if key == "null" else f"tournament {key}"
         typer.echo(
-            f"  {where}: {row['matches']} matches, {row['wins']}-{row['losses']}-{row['draws']}"
+            f"  {where}: {count(row['matches'], 'match')}, "
+            f"{row['wins']}-{row['losses']}-{row['draws']}"
         )

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from arena.cli.options import (
+    HOUSE_HELP,
     CaFileOption,
     DataDirOption,
     DbOption,
@@ -21,8 +22,11 @@ from arena.cli.options import (
     data_dir_of,
 )
 from arena.cli.rules_option import RulesOption, parse_rules
+from arena.ladder.house import parse_house
 from arena.ladder.runner import Ladder, LadderSettings, describe_status
 from arena.store import Store
+
+HouseOption = Annotated[str, typer.Option("--house", help=HOUSE_HELP[0].upper() + HOUSE_HELP[1:])]
 
 app = typer.Typer(
     help="The ladder: rated duplicate pairs chosen by the arena itself, most informative first.",
@@ -74,6 +78,7 @@ def run(
             help="Tell bots their opponent's name (off: rated play is anonymous).",
         ),
     ] = False,
+    house: HouseOption = "sample",
 ) -> None:
     """Play the ladder on the local database until Ctrl-C (or --max-pairs new pairs)."""
     handler = logging.StreamHandler()
@@ -93,6 +98,7 @@ def run(
         sandbox=check_sandbox(sandbox),
         per_owner=per_owner,
         reveal_opponents=reveal_opponents,
+        house=parse_house(house),
     )
     stop = threading.Event()
 

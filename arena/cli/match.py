@@ -104,13 +104,36 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
         raise ArenaError(f"{ref}: not a bot directory (it has no bot.toml)")
     if "/" in ref or ref.startswith((".", "~")):
         raise ArenaError(f"{ref}: no such directory")
+    from arena.store import NotFoundError
+
     if store is None:
+        if (sample := _sample_bot(ref)) is not None:
+            return BotSpec(ref, sample)
         raise ArenaError(
-            f"{ref!r} is not a bot directory, and a registered name needs the database "
-            "(drop --no-record)"
+            f"{ref!r} is not a bot directory or a sample bot, and a registered name needs the "
+            "database (drop --no-record)"
         )
-    version = store.get_bot_version(ref)
+    try:
+        version = store.get_bot_version(ref)
+    except NotFoundError:
+        if (sample := _sample_bot(ref)) is None:
+            raise
+        return _resolve(str(sample), store, data_dir)  # registered as its directory would be
     return BotSpec(ref, Path(version.source), version)
+
+
+def _sample_bot(name: str) -> Path | None:
+    """The sample bot called ``name`` (as ``tournament run`` and ``compare`` take it), or None;
+    one that cannot run here is an error saying why."""
+    from arena.tournament.entrants import sample_bot_dirs, sample_bot_unavailable
+
+    path = sample_bot_dirs().get(name)
+    if path is None:
+        return None
+    why = sample_bot_unavailable(path)
+    if why is not None:
+        raise ArenaError(f"sample bot {name} cannot run here: {why}")
+    return path
 
 
 def _start(

@@ -1,8 +1,9 @@
 """``arena match list``: find recorded matches by bot, by tournament, or those with faults.
 
-Each line gives what a later command needs: the match id (``arena replay ID``, ``arena match
-logs ID --seat N``), the two seats (seat 0 first), the result and, for a forfeit or a fault, the
-recorded reason.
+Newest first, a page of 50 at a time (``--page``, ``--all``). Each line gives what a later
+command needs: the match id (``arena replay ID``, ``arena match logs ID --seat N``), when it
+finished, the two seats (seat 0 first), the result and, for a forfeit or a fault, the recorded
+reason.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Annotated, Any
 import typer
 
 from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+
+PAGE_SIZE = 50
 
 
 def _result_text(row: dict[str, Any]) -> str:
@@ -48,8 +51,14 @@ def has_fault(row: dict[str, Any]) -> bool:
     return str(row["termination"]).startswith("forfeit_") or any(row["faults"])
 
 
+def _finished(row: dict[str, Any]) -> str:
+    """``YYYY-MM-DD HH:MM`` of the recorded ISO time, in the time zone it was recorded in."""
+    return str(row["finished_at"])[:16].replace("T", " ")
+
+
 def print_matches(rows: list[dict[str, Any]], *, faults: bool, as_json: bool) -> None:
-    """The rows (``match_row``'s), as ``arena match list`` prints them locally or remotely."""
+    """The rows (``match_row``'s), as ``arena match list`` prints them locally or remotely: a
+    header, then one aligned line a match."""
     from arena.store.rated import describe_unrated
 
     if faults:
@@ -60,14 +69,27 @@ def print_matches(rows: list[dict[str, Any]], *, faults: bool, as_json: bool) ->
     if not rows:
         typer.echo("no matches recorded" + (" with faults" if faults else ""))
         return
-    for r in rows:
-        a, b = r["seats"]
-        typer.echo(
-            f"{r['match_id']}  {a} vs {b}  {r['scores'][0]} to {r['scores'][1]}  "
+    cells = [
+        (
+            r["match_id"],
+            _finished(r),
+            f"{r['seats'][0]} vs {r['seats'][1]}",
+            f"{r['scores'][0]} to {r['scores'][1]}",
             f"{_result_text(r)}  {r['termination']}"
             + ("" if r["rated"] is not False else f"  ({describe_unrated(r['unrated_reason'])})")
-            + ("  (sealed until its twin is played)" if r.get("sealed") else "")
+            + ("  (sealed until its twin is played)" if r.get("sealed") else ""),
         )
+        for r in rows
+    ]
+    header = ("MATCH", "FINISHED", "SEAT 0 vs SEAT 1", "SCORE", "RESULT")
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(len(header) - 1)]
+
+    def line(c: tuple[str, ...]) -> str:
+        return "  ".join([*(v.ljust(w) for v, w in zip(c, widths, strict=False)), c[-1]])
+
+    typer.echo(line(header))
+    for r, c in zip(rows, cells, strict=True):
+        typer.echo(line(c))
         if has_fault(r) and r["reason"]:
             typer.echo(f"    reason: {r['reason']}")
 
@@ -83,31 +105,44 @@ def list_matches(
         bool, typer.Option("--faults", help="Only forfeits and matches with a fault.")
     ] = False,
     limit: Annotated[
-        int | None,
-        typer.Option("--limit", help="At most N matches, the newest.", show_default=False),
-    ] = None,
+        int,
+        typer.Option("--limit", min=1, help="Matches a page: the newest N, then the next N."),
+    ] = PAGE_SIZE,
+    page: Annotated[
+        int, typer.Option("--page", min=1, help="Page N of the list, newest first (1: the newest).")
+    ] = 1,
+    show_all: Annotated[bool, typer.Option("--all", help="Every match, newest first.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON list.")] = False,
     db: DbOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
 ) -> None:
-    """Recorded matches, oldest first: id, seats, result, and the reason of a forfeit."""
+    """Recorded matches, newest first, 50 a page: id, date, seats, result, forfeit reason."""
+    first = (page - 1) * limit
+    # One more than the page, to know whether there is a next one.
+    wanted = None if show_all or faults else first + limit + 1
     if server:
         from arena.cli import remote_logs
 
         rows = remote_logs.list_matches(
             server, token, tournament_id=tournament, bot=bot, ca_file=ca_file
-        )
+        )[::-1]
     else:
-        rows = [match_row(m) for m in _local(db, bot, tournament)]
-    if limit is not None:
-        rows = [r for r in rows if not faults or has_fault(r)]
-        rows = rows[-limit:] if limit > 0 else []
+        rows = [match_row(m) for m in _local(db, bot, tournament, wanted)]
+    if faults:
+        rows = [r for r in rows if has_fault(r)]
+    more = 0
+    if not show_all:
+        more = max(0, len(rows) - first - limit)
+        rows = rows[first : first + limit]
     print_matches(rows, faults=faults, as_json=as_json)
+    if more and not as_json:
+        older = f"{more}" if wanted is None else "more"
+        typer.echo(f"({older} older: --page {page + 1} for the next {limit}, --all for every one)")
 
 
-def _local(db: str | None, bot: str | None, tournament: int | None) -> list[Any]:
+def _local(db: str | None, bot: str | None, tournament: int | None, limit: int | None) -> list[Any]:
     from arena.store import Store
 
     with Store.open(db) as store:
@@ -115,8 +150,10 @@ def _local(db: str | None, bot: str | None, tournament: int | None) -> list[Any]
             store.get_tournament(tournament)  # an unknown id is an error, not an empty list
         if bot is not None and "@" in bot:
             version = store.get_bot_version(bot).id
-            return store.list_matches(tournament_id=tournament, bot_version_id=version)
-        return store.list_matches(tournament_id=tournament, bot=bot)
+            return store.list_matches(
+                tournament_id=tournament, bot_version_id=version, limit=limit, newest_first=True
+            )
+        return store.list_matches(tournament_id=tournament, bot=bot, limit=limit, newest_first=True)
 
 
 def report_with_matches(

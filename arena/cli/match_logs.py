@@ -1,8 +1,10 @@
 """``arena match logs MATCH_ID --seat N``: what a bot wrote (stdout and stderr) during a match.
 
-For a tournament match, the lines between the arena's ``StartMatch``/``EndMatch`` markers in the
-bot's tournament log (lines of other matches the bot played at the same moment may interleave);
-for an ``arena match``, the seat's whole log. See ``arena.tournament.botlogs``.
+For a tournament match, its lines of the bot's tournament log: between the arena's
+``StartMatch``/``EndMatch`` markers, less the lines the bot tagged with another match it was
+playing at the same moment (``[match <id>] ``, as the SDK tags them); for an ``arena match``,
+the seat's whole log. ``--startup``: what the bot printed while starting, in no match's log.
+See ``arena.tournament.botlogs``.
 """
 
 from __future__ import annotations
@@ -41,21 +43,34 @@ def logs(
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
+    startup: Annotated[
+        bool,
+        typer.Option(
+            "--startup",
+            help="What the bot in that seat printed while starting (before its first match), "
+            "in each of its runs, rather than the match's lines.",
+        ),
+    ] = False,
 ) -> None:
     """Print seat N's log of a recorded match."""
     if seat not in (0, 1):
         raise typer.BadParameter(f"must be 0 or 1, got {seat}", param_hint="--seat")
     if server:
+        if startup:
+            raise ArenaError("--startup reads a local database's logs, not --server's")
         from arena.cli import remote_logs
 
         typer.echo(remote_logs.match_log(server, token, match_id, seat, ca_file=ca_file), nl=False)
         return
     from arena.store import Store
-    from arena.tournament.botlogs import read_match_log
+    from arena.tournament.botlogs import read_match_log, read_startup_log
 
     folder = data_dir_of(db, data_dir)
+    read = read_startup_log if startup else read_match_log
     with Store.open(db) as store:
-        text = read_match_log(store, match_id, seat, data_dir=folder, log_dir=log_dir)
+        text = read(store, match_id, seat, data_dir=folder, log_dir=log_dir)
+    if text is None and startup:
+        raise ArenaError(f"no start-up output marked in seat {seat}'s log of match {match_id}")
     if text is None:
         raise ArenaError(
             f"no log kept of seat {seat} of match {match_id} (it was played with --no-record "

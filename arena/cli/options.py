@@ -115,3 +115,19 @@ def tournament_logs(
     if log_dir is not None:
         return Path(log_dir)
     return tournament_log_dir(logs_root(data_dir_of(db, data_dir)), tournament_id)
+
+
+WideOption = Annotated[
+    bool,
+    typer.Option(
+        "--wide",
+        help="Every column of every table, with full headers, however narrow the terminal "
+        "(default: fitted to it, leaving out the least needed columns, never cutting a cell).",
+    ),
+]
+
+HOUSE_HELP = (
+    "house bots, opponents for the submitted bots (never for each other), so that a lone first "
+    "submission is played at once: none, sample (every sample bot, the expert too) or "
+    "comma-separated sample bot names."
+)

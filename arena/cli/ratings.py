@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption, WideOption
 from arena.cli.ratings_format import print_leaderboard
 from arena.store import Store
 
@@ -28,6 +28,7 @@ def ratings(
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
+    wide: WideOption = False,
 ) -> None:
     """Print the leaderboard: bot versions ranked by the conservative rating mu - 3 sigma."""
     if server:
@@ -35,11 +36,11 @@ def ratings(
 
         if recompute:
             raise typer.BadParameter("--recompute works on a local database, not with --server")
-        remote.ratings(server, token, as_json, ca_file)
+        remote.ratings(server, token, as_json, ca_file, wide)
         return
     with Store.open(db) as store:
         if recompute:
             applied = store.recompute_ratings()
             print(f"recomputed ratings from {applied} rated matches", file=sys.stderr)
         board = store.leaderboard()
-    print_leaderboard(board, as_json)
+    print_leaderboard(board, as_json, wide)

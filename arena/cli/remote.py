@@ -69,14 +69,16 @@ def tournament_cancel(
     )
 
 
-def ratings(server: str, token: str | None, as_json: bool, ca_file: Path | None = None) -> None:
+def ratings(
+    server: str, token: str | None, as_json: bool, ca_file: Path | None = None, wide: bool = False
+) -> None:
     """``arena ratings --server``: the server's leaderboard, printed as the local one is."""
     from arena.cli.ratings_format import print_leaderboard
     from arena.service.convert import leaderboard_row_from_pb
 
     with connect(server, token, ca_file) as client:
         board = [leaderboard_row_from_pb(e) for e in client.leaderboard()]
-    print_leaderboard(board, as_json)
+    print_leaderboard(board, as_json, wide)
 
 
 def ladder_status(server: str, token: str | None, ca_file: Path | None = None) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DataDirOption, DbOption, SandboxOption
+from arena.cli.options import HOUSE_HELP, DataDirOption, DbOption, SandboxOption
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
 from arena.service.policy import Quotas, TournamentLimits
@@ -152,6 +152,10 @@ def serve(
             help="With --ladder: tell bots their opponent's name (off: anonymous).",
         ),
     ] = False,
+    ladder_house: Annotated[
+        str,
+        typer.Option("--ladder-house", help=f"With --ladder: {HOUSE_HELP}"),
+    ] = "sample",
     web: Annotated[
         str | None,
         typer.Option(
@@ -177,6 +181,7 @@ def serve(
     """
     from arena.errors import ArenaError
     from arena.ladder import LadderSettings
+    from arena.ladder.house import parse_house
     from arena.service.server import ServerConfig
     from arena.service.server import serve as run
 
@@ -234,6 +239,7 @@ def serve(
                     bots=tuple(b.strip() for b in (ladder_bots or "").split(",") if b.strip()),
                     per_owner=ladder_per_owner,
                     reveal_opponents=ladder_reveal_opponents,
+                    house=parse_house(ladder_house),
                 )
                 if ladder
                 else None

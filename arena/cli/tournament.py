@@ -19,6 +19,7 @@ from arena.cli.options import (
     SandboxOption,
     ServerOption,
     TokenOption,
+    WideOption,
     check_sandbox,
 )
 from arena.cli.rules_option import RulesOption, rules_from_options
@@ -134,6 +135,7 @@ def run(
             "server's tournaments are anonymous otherwise. A local run always tells them.",
         ),
     ] = False,
+    wide: WideOption = False,
 ) -> None:
     """Play every pair of BOTS on N deal seeds, each seed twice with the seats swapped."""
     if reveal_opponents and not server:
@@ -191,7 +193,7 @@ def run(
     with Store.open(db) as store:
         tid = create_tournament(store, settings)
         play(store, tid, None, as_json, mode, ray, ray_worker_cpus,
-             log_dir=_log_dir(db, tid, log_dir, data_dir))  # fmt: skip
+             log_dir=_log_dir(db, tid, log_dir, data_dir), wide=wide)  # fmt: skip
 
 
 @app.command()
@@ -209,6 +211,7 @@ def resume(
     sandbox: SandboxOption = None,
     ray: RayOption = None,
     ray_worker_cpus: RayWorkerCpusOption = 2.0,
+    wide: WideOption = False,
 ) -> None:
     """Finish a tournament that was stopped (Ctrl-C, a crash, a kill): play its pending games.
 
@@ -244,10 +247,11 @@ def resume(
             from arena.cli import compare
 
             compare.play(store, tournament_id, concurrency, as_json, mode,
-                         log_dir=_log_dir(db, tournament_id, log_dir, data_dir))  # fmt: skip
+                         log_dir=_log_dir(db, tournament_id, log_dir, data_dir),
+                         wide=wide)  # fmt: skip
             return  # (compare.play exits with its verdict)
         play(store, tournament_id, concurrency, as_json, mode, ray, ray_worker_cpus,
-             log_dir=_log_dir(db, tournament_id, log_dir, data_dir))  # fmt: skip
+             log_dir=_log_dir(db, tournament_id, log_dir, data_dir), wide=wide)  # fmt: skip
 
 
 @app.command()
@@ -314,6 +318,7 @@ def show(
     server: ServerOption = None,
     token: TokenOption = None,
     ca_file: CaFileOption = None,
+    wide: WideOption = False,
 ) -> None:
     """The tournament's leaderboard, head-to-head table and faults (as at the end of a run)."""
     if matches and not server:
@@ -336,7 +341,7 @@ def show(
 
             state = comparison_state(store, tournament_id)
     if state is None:
-        report(info, config, standings, as_json)
+        report(info, config, standings, as_json, wide=wide)
         return
     # A comparison: the usual report, and the test's figures (as `arena compare` ends with).
     from arena.cli.compare import state_line, verdict
@@ -348,8 +353,10 @@ def show(
         out["compare"] = {**state.to_dict(), "verdict": message, "exit_code": code}
         typer.echo(json.dumps(out, indent=2))
         return
-    report(info, config, standings, as_json)
-    typer.echo(f"\nComparison: {state_line(state)}\n{message}")
+    report(info, config, standings, as_json, wide=wide)
+    from arena.cli.fitted_table import table_width
+
+    typer.echo(f"\nComparison: {state_line(state, table_width(wide))}\n{message}")
 
 
 def _show_with_matches(db: str | None, tournament_id: int, as_json: bool) -> None:
@@ -454,6 +461,7 @@ def play(
     ray: str | None = None,
     ray_worker_cpus: float = 2.0,
     log_dir: Any = None,
+    wide: bool = False,
 ) -> None:
     """Run the tournament's pending games with progress on a terminal, then print the report;
     with ``ray``, on that Ray cluster (``ray`` is imported only then)."""
@@ -500,5 +508,5 @@ def play(
                 f"{n['matches']} matches, {n['lost']} lost and played again elsewhere",
                 file=sys.stderr,
             )
-    report(info, config, standings, as_json, nodes)
+    report(info, config, standings, as_json, nodes, wide=wide)
 

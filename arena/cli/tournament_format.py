@@ -5,13 +5,17 @@ server's messages)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import asdict
 from typing import Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
+
+from arena.cli.estimate_format import score_text
+from arena.cli.fitted_table import Column, Fitted, fit, table_width
+from arena.cli.ratings_format import leaderboard
 
 
 def to_json(
@@ -52,17 +56,48 @@ def to_json(
 
 def report(
     info: Any, config: Any, standings: Any, as_json: bool,
-    nodes: list[dict[str, Any]] | None = None,
+    nodes: list[dict[str, Any]] | None = None, wide: bool = False,
 ) -> None:
     if as_json:
         typer.echo(json.dumps(to_json(info, config, standings, nodes), indent=2))
         return
-    # Off a terminal (a pipe, a log), wide enough that no column is cut.
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-    print_report(console, info, config, standings)
+    # Off a terminal (a pipe, a log), prose is wrapped at 160 unless COLUMNS says otherwise.
+    on_terminal = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
+    console = Console(highlight=False, width=None if on_terminal else 160)
+    print_report(console, info, config, standings, table_width(wide))
 
 
-def print_report(console: Console, info: Any, config: Any, standings: Any) -> None:
+H2H_COLUMNS = (
+    Column("A", left=True),
+    Column("B", left=True),
+    Column("matches", "n", drop=4),
+    Column("A W"),
+    Column("B W"),
+    Column("D", drop=3),
+    Column("pairs", drop=5),
+    Column("pairs A", "pA", drop=7),
+    Column("pairs B", "pB", drop=7),
+    Column("split", drop=6),
+    Column("margin", drop=2),
+    Column("A score", left=True, drop=1),
+)
+"""At a narrow width the pair counts go first, then the draws, matches, margin, and A score."""
+
+
+def _table(console: Console, fitted: Fitted) -> None:
+    """Printed whole: no cell cut, no line wrapped (a line wider than the terminal runs on)."""
+    for line in fitted.lines[:1]:
+        console.print(line, style="bold", markup=False, soft_wrap=True)
+    for line in fitted.lines[1:]:
+        console.print(line, markup=False, soft_wrap=True)
+    if (note := fitted.note()) is not None:
+        console.print(note, markup=False, style="dim")
+
+
+def print_report(
+    console: Console, info: Any, config: Any, standings: Any, width: int | None = None
+) -> None:
+    """The report; ``width`` fits its tables (``arena.cli.fitted_table``; None: whole)."""
     rules = getattr(config, "rules", None)  # a remote tournament's summary may not carry them
     state = info.status.value
     if info.games_done < info.games_total:
@@ -81,19 +116,7 @@ def print_report(console: Console, info: Any, config: Any, standings: Any) -> No
         "\n[bold]Leaderboard[/]: TrueSkill over the matches in schedule order, ranked by "
         "score = mu - 3 sigma; 95% interval of the skill: mu ± 1.96 sigma"
     )
-    board = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
-    for column in ("rank", "bot", "version", "mu", "sigma", "95% interval", "score", "matches",
-                   "W", "L", "D", "faults"):
-        board.add_column(
-            column, justify="left" if column in ("bot", "version") else "right", no_wrap=True
-        )
-    for r in standings.leaderboard:
-        board.add_row(
-            str(r.rank), r.bot, r.version, f"{r.mu:.2f}", f"{r.sigma:.2f}",
-            f"[{r.mu_low:.2f}, {r.mu_high:.2f}]", f"{r.score:.2f}",
-            str(r.matches), str(r.wins), str(r.losses), str(r.draws), str(r.faults),
-        )
-    console.print(board)
+    _table(console, leaderboard(standings.leaderboard, width))
 
     console.print(
         "\n[bold]Head to head[/]: match wins; duplicate pairs (both seatings of one deal) won "
@@ -103,31 +126,28 @@ def print_report(console: Console, info: Any, config: Any, standings: Any) -> No
         "A score: A's match points per match over the complete pairs, with its 95% interval "
         "(pentanomial, docs/statistics.md)"
     )
-    h2h = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
-    for column in ("A", "B", "matches", "A W", "B W", "D", "pairs", "pairs A", "pairs B", "split",
-                   "margin", "A score"):
-        h2h.add_column(column, justify="left" if column in ("A", "B") else "right", no_wrap=True)
-    for h in standings.head_to_head:
-        h2h.add_row(
+    rows = [
+        (
             h.bot_a, h.bot_b, str(h.matches), str(h.wins_a), str(h.wins_b), str(h.draws),
             str(h.pairs), str(h.pairs_won_a), str(h.pairs_won_b), str(h.pairs_split),
             f"{h.margin_a:+d}", _score_cell(h),
         )
-    console.print(h2h)
+        for h in standings.head_to_head
+    ]  # fmt: skip
+    _table(console, fit(H2H_COLUMNS, rows, width))
 
     kinds = sorted({k for f in standings.faults for k in f.forfeits})
     console.print("\n[bold]Faults[/], and matches forfeited by reason")
-    faults = Table(box=None, padding=(0, 1), pad_edge=False, header_style="bold underline")
-    faults.add_column("bot", no_wrap=True)
-    faults.add_column("faults", justify="right")
-    for k in kinds:
-        faults.add_column(k.removeprefix("forfeit_").replace("_", " "), justify="right")
-    for f in standings.faults:
-        faults.add_row(f.bot, str(f.faults), *(str(f.forfeits.get(k, 0)) for k in kinds))
-    console.print(faults)
+    columns = [Column("bot", left=True), Column("faults")]
+    columns += [Column(k.removeprefix("forfeit_").replace("_", " "), drop=1) for k in kinds]
+    rows = [
+        (f.bot, str(f.faults), *(str(f.forfeits.get(k, 0)) for k in kinds))
+        for f in standings.faults
+    ]
+    _table(console, fit(columns, rows, width))
 
 
 def _score_cell(h: Any) -> str:
     if h.score_a is None:
         return "-"
-    return f"{100 * h.score_a:.1f}% [{100 * h.score_a_low:.1f}, {100 * h.score_a_high:.1f}]"
+    return score_text(h.score_a, h.score_a_low, h.score_a_high)

@@ -16,7 +16,8 @@ of active bots and plays the best:
   below that wait it changes nothing (an earlier boost from the first pair on cost the order a
   fifth more pairs in the simulation).
 
-The product of the four is the pair's *priority*; ties break by a seeded random draw, so a
+House bots (``arena.ladder.house``) are never paired with each other. The product of the four
+is the pair's *priority*; ties break by a seeded random draw, so a
 ladder with the same history and seed picks the same pairs. The module is pure: no store, no
 clock, no processes; the ladder runner feeds it the ratings and counts it read from the store.
 """
@@ -52,6 +53,9 @@ class Entrant:
     owner: int | None = None
     """Its owner (a member's token id; None for the organiser's bots): two bots of one owner
     are never paired (docs/ladder.md, "One owner's bots")."""
+    house: bool = False
+    """A house bot (``arena.ladder.house``): an opponent for the others, never paired with
+    another house bot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,8 @@ class Matchmaker:
         for a, b in combinations(free, 2):
             if a.owner is not None and a.owner == b.owner:
                 continue  # one owner's bots: a result between them is evidence of nothing
+            if a.house and b.house:
+                continue  # house bots are there to play the submitted ones
             ra = self._env.create_rating(a.mu, a.sigma)
             rb = self._env.create_rating(b.mu, b.sigma)
             uncertainty = a.sigma**2 + b.sigma**2

@@ -9,12 +9,13 @@ before it chooses new ones (nothing recorded is lost or counted twice).
 
 Who takes part: the latest version of every registered bot (or of the bots named), less those
 paused, and at most ``per_owner`` bots of one owner at once (the rest wait, and the status says
-why); two bots of one owner are never paired. A version that could not start is paused at once;
-one whose last ``pause_after`` ladder matches were all forfeited by it (a crash, a timeout…) is
-paused with the reason. A new version of a bot takes part afresh, except after a pause for not
-starting: it must first start once on its own (``arena.runtime.start_check``). Old versions
-leave the ladder when a new one arrives; their ratings stay. Bots are not told whom they play
-unless ``reveal_opponents``.
+why); two bots of one owner are never paired. The house bots (``house.py``: the sample bots,
+opponents for the others) take part too, never paired with each other. A version that could not
+start is paused at once; one whose last ``pause_after`` ladder matches were all forfeited by it
+(a crash, a timeout…) is paused with the reason. A new version of a bot takes part afresh,
+except after a pause for not starting: it must first start once on its own
+(``arena.runtime.start_check``). Old versions leave the ladder when a new one arrives; their
+ratings stay. Bots are not told whom they play unless ``reveal_opponents``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.ladder.collusion import MatchFacts, collusion_flags
+from arena.ladder.house import register_house
 from arena.ladder.matchmaking import Choice, Entrant, Matchmaker
 from arena.referee import FaultPolicy
 from arena.referee.record import Termination
@@ -85,6 +87,9 @@ class LadderSettings:
     """At most this many bots of one owner (a member token) take part at once."""
     reveal_opponents: bool = False
     """Tell each bot its opponent's name; off, rated play is anonymous (docs/protocol.md)."""
+    house: tuple[str, ...] = ()
+    """Sample bots that take part as house bots (``arena.ladder.house``): registered when the
+    ladder starts, opponents for the submitted bots, never paired with each other."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.concurrency <= 64:
@@ -151,10 +156,16 @@ class Ladder:
         self._finished_at: deque[float] = deque()
         self._abort = threading.Event()
         self.new_pairs = 0
+        self._house: dict[str, int] = {}
+        """House bots by name, with the version registered from sample_bots/."""
+        self.house_notes: list[str] = []
 
     # -- the loop ----------------------------------------------------------------------------
 
     def run(self, stop: threading.Event) -> None:
+        self._house, self.house_notes = register_house(self.store, self.settings.house)
+        for note in self.house_notes:
+            log.warning("ladder: %s", note)
         unfinished = self._load_history()
         self._update_flags()
         with ThreadPoolExecutor(
@@ -267,7 +278,8 @@ class Ladder:
         mu0, sigma0 = self.store.rating_config.mu, self.store.rating_config.sigma
         candidates = []
         for bot in self.store.list_bots():
-            if (wanted and bot.name not in wanted) or not bot.versions:
+            house = self._house.get(bot.name)
+            if (wanted and bot.name not in wanted and house is None) or not bot.versions:
                 continue
             v = bot.latest
             if v.id in pauses or not self._may_start(bot, pauses):
@@ -300,7 +312,8 @@ class Ladder:
             mu, sigma = (r.mu, r.sigma) if r is not None else (mu0, sigma0)
             out.append(
                 Entrant(v.id, v.name, mu, sigma, self._pairs_of[v.id],
-                        self._last_pair.get(v.id, -1), owner)
+                        self._last_pair.get(v.id, -1), owner,
+                        house=self._house.get(v.name) == v.id)
             )
         self._waiting = waiting
         place = {v.id: i for i, v in enumerate(candidates)}  # the bots' order, by name
@@ -505,10 +518,11 @@ class Ladder:
             except ArenaError:
                 label = f"version {vid}"
             paused.append({"bot": label, "version_id": vid, **p})
+        taking_part = self.entrants()
         entrants = [
             {"bot": e.name, "version_id": e.version_id, "mu": round(e.mu, 3),
-             "sigma": round(e.sigma, 3), "pairs": e.pairs}
-            for e in sorted(self.entrants(), key=lambda e: -e.sigma)
+             "sigma": round(e.sigma, 3), "pairs": e.pairs, "house": e.house}
+            for e in sorted(taking_part, key=lambda e: -e.sigma)
         ]
         return {
             "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -523,7 +537,32 @@ class Ladder:
             "playing": playing,
             "entrants": entrants,
             "paused": paused,
+            "idle_reason": None if playing else self._idle_reason(taking_part, len(paused)),
         }
+
+    def _idle_reason(self, entrants: list[Entrant], paused: int) -> str:
+        """Why nothing is being played: what a user reading ``ladder status`` can act on."""
+        if self._done_new_pairs():
+            n = self.settings.max_pairs
+            return f"stopped after {n} new pair{'' if n == 1 else 's'} (--max-pairs)"
+        if self._over_budget():
+            return (
+                f"the daily budget of {self.settings.daily_budget} matches is spent "
+                f"({len(self._finished_at)} in the last 24 h); pairs start again as they age out"
+            )
+        aside = f"; {paused} paused (below)" if paused else ""
+        if len(entrants) < 2:
+            house = "" if self._house else ", or give the ladder house bots (--ladder-house sample)"
+            return (
+                f"{len(entrants)} bot{'' if len(entrants) == 1 else 's'} taking part, a pair "
+                f"needs two: submit a bot{house}{aside}"
+            )
+        if all(e.house for e in entrants):
+            return (
+                "only house bots take part, and house bots do not play each other: the first "
+                f"submitted bot is paired with them at once{aside}"
+            )
+        return "choosing the next pair"
 
     def _publish(self) -> None:
         try:
@@ -546,6 +585,8 @@ def describe_status(status: dict[str, Any] | None) -> Sequence[str]:
         f"{status['matches_last_24h']} matches in the last 24 h"
         + (f" (budget {status['daily_budget']})" if status.get("daily_budget") else ""),
     ]
+    if status.get("idle_reason"):
+        lines.append(f"nothing scheduled: {status['idle_reason']}")
     if status["playing"]:
         lines.append("playing:")
         lines += [
@@ -557,6 +598,7 @@ def describe_status(status: dict[str, Any] | None) -> Sequence[str]:
     lines.append("taking part (most uncertain first):")
     lines += [
         f"  {e['bot']:<20} mu {e['mu']:7.2f}  sigma {e['sigma']:5.2f}  pairs {e['pairs']}"
+        + ("  (house)" if e.get("house") else "")
         for e in status["entrants"]
     ]
     if status.get("waiting"):

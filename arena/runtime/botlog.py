@@ -6,7 +6,9 @@ floods its output never blocks on a full pipe and never fills the disk.
 A log is appended to, never truncated: a bot restarted into the same file (a tournament's bot
 after a crash, or on resume) keeps what its earlier runs wrote, each run capped on its own. The
 arena writes marker lines of its own into the stream (``mark``: ``[arena] StartMatch …``), so a
-reader can cut one match's lines out of a log that many matches shared.
+reader can cut one match's lines out of a log that many matches shared; each run begins with
+``[arena] BotStart <name>``, so what a bot prints while starting (before its first match) can be
+read as a log of its own (``arena.tournament.botlogs``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ _F_SETPIPE_SZ = 1031  # Linux: a 1 MiB pipe means fewer, larger reads under a fl
 _TAIL_BYTES = 8192
 MARK_PREFIX = "[arena] "
 """How the arena's own lines in a bot's log begin."""
+BOT_START = "BotStart"
+"""The marker that opens each run of a bot in its log: ``[arena] BotStart <name>``."""
 
 _open_logs: weakref.WeakValueDictionary[Path, CappedLog] = weakref.WeakValueDictionary()
 _open_logs_lock = threading.Lock()
@@ -52,6 +56,16 @@ def _mark_line(text: str) -> bytes:
     return f"{MARK_PREFIX}{' '.join(text.split())}\n".encode()
 
 
+def _ends_a_line(path: Path) -> bool:
+    """The file is empty or its last byte ends a line."""
+    with path.open("rb") as f:
+        f.seek(0, os.SEEK_END)
+        if f.tell() == 0:
+            return True
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
 class CappedLog:
     """Copies everything read from ``fd`` to ``path`` up to ``limit`` bytes, counts the rest, and
     keeps the last few KiB in memory (the real end of the output, even past the cap)."""
@@ -67,6 +81,11 @@ class CappedLog:
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._file = path.open("ab", buffering=0)
+        # A run's first line: where its start-up output begins (after an earlier run's last,
+        # possibly unfinished, line).
+        self._file.write(
+            (b"" if _ends_a_line(path) else b"\n") + _mark_line(f"{BOT_START} {name}")
+        )
         with _open_logs_lock:
             _open_logs[path] = self
         with contextlib.suppress(OSError):

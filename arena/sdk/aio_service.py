@@ -38,6 +38,7 @@ from arena._gen.spades.v1 import bot_pb2_grpc
 from arena.rules.decisions import Decision
 from arena.rules.errors import InvalidRuleSetError
 from arena.sdk.bot import Bot
+from arena.sdk.match_tags import serving
 from arena.sdk.service import _SESSION_DECISIONS, BotHandler
 
 __all__ = ["HANDLER_MODES", "AioBotServicer", "HandlerMode", "Handlers"]
@@ -136,11 +137,13 @@ class AioBotServicer(bot_pb2_grpc.BotServiceServicer):
         try:
             return await self.handlers.call(call, request)
         except _MALFORMED as exc:
-            log.error("bot %s got a malformed request: %s", self.handler.bot.name, exc)
+            with serving(request.match_id):
+                log.error("bot %s got a malformed request: %s", self.handler.bot.name, exc)
             await context.abort(_INVALID, f"malformed request: {exc}")
             raise  # unreachable: abort raises
         except Exception as exc:
-            log.exception("bot %s failed", self.handler.bot.name)
+            with serving(request.match_id):
+                log.exception("bot %s failed", self.handler.bot.name)
             await context.abort(_INTERNAL, f"{type(exc).__name__}: {exc}")
             raise  # unreachable: abort raises
 
@@ -185,6 +188,7 @@ class AioBotServicer(bot_pb2_grpc.BotServiceServicer):
                 return
             kind = request.WhichOneof("request")
             response = pb.PlaySessionResponse(seq=request.seq)
+            inner = None
             try:
                 if kind is None:
                     raise protocol.MalformedMessageError("a PlaySession request with no request")
@@ -197,11 +201,13 @@ class AioBotServicer(bot_pb2_grpc.BotServiceServicer):
                     result = await handlers.call(call, inner)
                 getattr(response, kind).CopyFrom(result)
             except _MALFORMED as exc:
-                log.error("bot %s got a malformed request: %s", name, exc)
+                with serving(getattr(inner, "match_id", "")):
+                    log.error("bot %s got a malformed request: %s", name, exc)
                 response.error.code = _INVALID.value[0]
                 response.error.message = f"malformed request: {exc}"
             except Exception as exc:
-                log.exception("bot %s failed", name)
+                with serving(getattr(inner, "match_id", "")):
+                    log.exception("bot %s failed", name)
                 response.error.code = _INTERNAL.value[0]
                 response.error.message = f"{type(exc).__name__}: {exc}"
             await write(response)

@@ -22,6 +22,7 @@ from arena import protocol
 from arena._gen.spades.v1 import bot_pb2_grpc
 from arena.sdk.aio_service import AioBotServicer, HandlerMode, Handlers
 from arena.sdk.bot import Bot
+from arena.sdk.match_tags import tag_output
 
 ADDRESS_ENV = "ARENA_BOT_ADDRESS"
 """The environment variable that names the address to listen on (set by the arena's runtime)."""
@@ -160,6 +161,7 @@ def serve(
     run: ``"auto"`` (the default) on a pool of ``max_workers`` threads while they take time and
     on the loop once they have shown they answer at once, ``"threads"`` always on the pool,
     ``"inline"`` always on the loop (``arena.sdk.aio_service``)."""
+    tag_output()  # each line written during a call starts with its match's tag
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:

@@ -19,6 +19,7 @@ from arena._gen.spades.v1 import bot_pb2 as pb
 from arena.rules.decisions import Action, Decision
 from arena.rules.observation import Observation
 from arena.sdk.bot import Bot
+from arena.sdk.match_tags import serving
 from arena.sdk.view import Clock, HandEnd, MatchEnd, MatchStart, View
 
 log = logging.getLogger("arena.sdk")
@@ -124,10 +125,16 @@ class BotHandler:
         }
 
     def answer(self, decision: Decision, request: Message) -> Message:
-        action = self._decide[decision](view_of(decision, request))
+        with serving(request.match_id):  # type: ignore[attr-defined]
+            action = self._decide[decision](view_of(decision, request))
         return protocol.action_to_response(decision, action)
 
     def start_match(self, request: pb.StartMatchRequest) -> pb.StartMatchResponse:
+        with serving(request.match_id):
+            self._start_match(request)
+        return pb.StartMatchResponse()
+
+    def _start_match(self, request: pb.StartMatchRequest) -> None:
         self.bot.start_match(
             MatchStart(
                 match_id=request.match_id,
@@ -137,14 +144,21 @@ class BotHandler:
                 clock=_clock(request.clock),
             )
         )
-        return pb.StartMatchResponse()
 
     def end_hand(self, request: pb.EndHandRequest) -> pb.EndHandResponse:
         result = protocol.hand_result_from_pb(request.result, request.tricks)
-        self.bot.end_hand(HandEnd(match_id=request.match_id, seat=request.seat, result=result))
+        with serving(request.match_id):
+            self.bot.end_hand(
+                HandEnd(match_id=request.match_id, seat=request.seat, result=result)
+            )
         return pb.EndHandResponse()
 
     def end_match(self, request: pb.EndMatchRequest) -> pb.EndMatchResponse:
+        with serving(request.match_id):
+            self._end_match(request)
+        return pb.EndMatchResponse()
+
+    def _end_match(self, request: pb.EndMatchRequest) -> None:
         self.bot.end_match(
             MatchEnd(
                 match_id=request.match_id,
@@ -156,7 +170,6 @@ class BotHandler:
                 detail=request.detail,
             )
         )
-        return pb.EndMatchResponse()
 
 
 # PlaySession: each request field of the stream and the decision it asks (None for a notice).

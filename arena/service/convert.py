@@ -361,7 +361,8 @@ def ladder_status_to_pb(
         ],
         entrants=[
             pb.LadderEntrant(bot=e["bot"], version_id=int(e["version_id"]), mu=float(e["mu"]),
-                             sigma=float(e["sigma"]), pairs=int(e["pairs"]))
+                             sigma=float(e["sigma"]), pairs=int(e["pairs"]),
+                             house=bool(e.get("house", False)))
             for e in status.get("entrants", [])
         ],
         paused=[
@@ -370,6 +371,7 @@ def ladder_status_to_pb(
                            at=str(p.get("at", "")))
             for p in status.get("paused", [])
         ],
+        idle_reason=str(status.get("idle_reason") or ""),
     )
 
 
@@ -386,7 +388,7 @@ def ladder_status_from_pb(msg: pb.GetLadderStatusResponse) -> dict[str, Any]:
         ],
         "entrants": [
             {"bot": e.bot, "version_id": e.version_id, "mu": e.mu, "sigma": e.sigma,
-             "pairs": e.pairs}
+             "pairs": e.pairs, "house": e.house}
             for e in msg.entrants
         ],
         "paused": [
@@ -404,4 +406,5 @@ def ladder_status_from_pb(msg: pb.GetLadderStatusResponse) -> dict[str, Any]:
              "matches_others": f.matches_others, "p_value": f.p_value, "why": f.why}
             for f in msg.flags
         ],
+        "idle_reason": msg.idle_reason or None,
     }

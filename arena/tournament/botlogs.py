@@ -14,8 +14,15 @@ file, else ``./arena-data``):
 
 A bot process plays many matches of a tournament, some at the same time, so the arena writes a
 line of its own into the log when each match starts and ends (``[arena] StartMatch t3-g5 …``,
-``[arena] EndMatch t3-g5 …``); :func:`read_match_log` cuts one match's lines out with them.
-Lines a bot wrote for another match it was playing at the same moment may interleave.
+``[arena] EndMatch t3-g5 …``), and the bot says which match a line is about: a line that begins
+``[match t3-g5] `` is that match's (the Python SDK tags every line it writes while serving a
+match so; docs/bots-and-manifests.md gives the convention for other languages).
+:func:`read_match_log` cuts one match's lines out: its markers, the lines tagged with its id
+wherever they fall, and the untagged lines written between its markers (a bot that does not tag
+its lines and plays two matches at once has its untagged lines in both); never a line tagged
+with another match. Each run of a bot begins with ``[arena] BotStart``; what it prints from
+there to its first match is its start-up output, in no match's log:
+:func:`read_startup_log` reads it as a log of its own.
 """
 
 from __future__ import annotations
@@ -25,10 +32,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.runtime.botlog import MARK_PREFIX, mark_log
+from arena.runtime.botlog import BOT_START, MARK_PREFIX, mark_log
 
 LOGS_FOLDER = "logs"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]")
+MATCH_TAG = re.compile(r"\[match ([^\]\s]+)\] ")
+"""A bot's line about one match begins ``[match <match id>] `` (the match id of its requests)."""
+
+
+def match_tag(match_id: str) -> str:
+    """The prefix of a bot's line about match ``match_id``: ``[match t3-g5] ``."""
+    return f"[match {match_id}] "
+
+
+def tagged_match(line: str) -> str | None:
+    """The match id a bot's line is tagged with, or None for an untagged line."""
+    found = MATCH_TAG.match(line)
+    return found.group(1) if found else None
 
 
 def logs_root(data_dir: Path) -> Path:
@@ -119,9 +139,15 @@ def _is_marker(line: str) -> bool:
     return line.startswith((f"{MARK_PREFIX}StartMatch ", f"{MARK_PREFIX}EndMatch "))
 
 
+def _is_run_start(line: str) -> bool:
+    return line.startswith(f"{MARK_PREFIX}{BOT_START} ")
+
+
 def cut_match(text: str, match_id: str) -> str | None:
-    """The lines of ``text`` from each ``StartMatch <id>`` to its ``EndMatch <id>`` (or to the
-    end, when the arena stopped before it); None when the match is not in it."""
+    """One match's lines of ``text``: from each ``StartMatch <id>`` to its ``EndMatch <id>``
+    (or to the end, when the arena stopped before it), less the lines tagged with another
+    match, plus the lines tagged with this one wherever they fall; None when the match is not
+    in it."""
     start, end = start_marker(match_id), end_marker(match_id)
     out: list[str] = []
     inside = False
@@ -129,13 +155,48 @@ def cut_match(text: str, match_id: str) -> str | None:
     for line in text.splitlines():
         if line.startswith(start):
             inside = found = True
+        elif _is_run_start(line):
+            inside = False  # the bot was restarted: this match's run has ended
+            continue
         elif _is_marker(line) and not line.startswith(end):
             continue  # another match's marker, between this one's lines
-        if inside:
+        tag = tagged_match(line)
+        if tag == match_id or (inside and tag is None):
             out.append(line)
         if inside and line.startswith(end):
             inside = False
     return "\n".join(out) + "\n" if found else None
+
+
+def cut_startup(text: str) -> str | None:
+    """What the bot printed while starting, in each of its runs: from ``[arena] BotStart`` to
+    the run's first match marker (the markers included, to say where each run begins); None
+    when no run is marked."""
+    out: list[str] = []
+    starting = False
+    for line in text.splitlines():
+        if _is_run_start(line):
+            starting = True
+        elif _is_marker(line) or tagged_match(line) is not None:
+            starting = False
+        if starting:
+            out.append(line)
+    return "\n".join(out) + "\n" if out else None
+
+
+def _seat_log_text(
+    store: Any, match_id: str, seat: int, data_dir: Path | None, log_dir: Path | None
+) -> tuple[Any, str] | None:
+    if seat not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, got {seat}")
+    summary = store.get_match(match_id).summary
+    folder = seat_log_folder(summary, seat, data_dir=data_dir, log_dir=log_dir)
+    if folder is None or not folder.is_dir():
+        return None
+    files = sorted(folder.glob("*.log"))
+    if not files:
+        return None
+    return summary, "".join(f.read_text("utf-8", errors="replace") for f in files)
 
 
 def read_match_log(
@@ -146,23 +207,32 @@ def read_match_log(
     data_dir: Path | None = None,
     log_dir: Path | None = None,
 ) -> str | None:
-    """Seat ``seat``'s log of a recorded match: the lines between its markers when the log is
+    """Seat ``seat``'s log of a recorded match: its lines (``cut_match``) when the log is
     shared by a tournament, the whole log of an ``arena match``; None when no log was kept.
 
     ``data_dir`` is the store's data folder (``arena.service.submission.default_data_dir``);
     ``log_dir`` the folder given as ``--log-dir`` when the match was played. Raises the store's
     ``NotFoundError`` for an unknown match, ``ValueError`` for a seat other than 0 or 1.
     """
-    if seat not in (0, 1):
-        raise ValueError(f"seat must be 0 or 1, got {seat}")
-    summary = store.get_match(match_id).summary
-    folder = seat_log_folder(summary, seat, data_dir=data_dir, log_dir=log_dir)
-    if folder is None or not folder.is_dir():
+    found = _seat_log_text(store, match_id, seat, data_dir, log_dir)
+    if found is None:
         return None
-    files = sorted(folder.glob("*.log"))
-    if not files:
-        return None
-    text = "".join(f.read_text("utf-8", errors="replace") for f in files)
+    summary, text = found
     if summary.tournament_id is None:
         return text
     return cut_match(text, match_id)
+
+
+def read_startup_log(
+    store: Any,
+    match_id: str,
+    seat: int,
+    *,
+    data_dir: Path | None = None,
+    log_dir: Path | None = None,
+) -> str | None:
+    """The start-up output (``cut_startup``) of the bot in seat ``seat`` of a recorded match:
+    every run of it in that log (a tournament's bot restarted after a crash, or on resume, has
+    several); None when no log was kept or no run is marked in it."""
+    found = _seat_log_text(store, match_id, seat, data_dir, log_dir)
+    return None if found is None else cut_startup(found[1])

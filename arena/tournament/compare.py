@@ -113,6 +113,7 @@ class CompareState:
             "draws": self.draws,
             "losses": self.losses,
             "score": e.score,
+            "raw_score": e.raw_score,
             "score_low": e.score_low,
             "score_high": e.score_high,
             "elo": e.elo,

@@ -1,4 +1,6 @@
-"""How a running tournament shows itself: a progress bar and a live fault line on a terminal.
+"""How a running tournament shows itself on a terminal: a progress bar as wide as the terminal,
+with a rate and a time left from the same window, the live standings under it (the top bots by
+match points) and a live fault line.
 
 The runner talks to a ``Reporter``, from its main thread only: ``TerminalReporter`` draws with
 rich; ``LineReporter`` (output that is not a terminal, ``--json``) only names a bot that cannot
@@ -8,7 +10,7 @@ play, on stderr; ``QuietReporter`` (benchmarks, the library) says nothing.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from rich.console import Console, RenderableType
@@ -59,23 +61,34 @@ class LineReporter(QuietReporter):
               file=sys.stderr, flush=True)
 
 
-class _RateColumn(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("" if speed is None else f"{speed:.1f} matches/s", style="progress.data.speed")
+def run_rate(task: Task) -> float | None:
+    """Matches a second over this run: the matches it has ended over the time from its start to
+    the last of them. The time left (``time_left``) is counted from the same window, so the two
+    always agree (rich's own speed is a sliding window of its own)."""
+    done = task.completed - task.fields.get("start_done", 0)
+    start = task.start_time
+    last = task.fields.get("last_end")
+    if done <= 0 or start is None or last is None or last <= start:
+        return None
+    return done / (last - start)
 
 
 def time_left(task: Task, now: float) -> float | None:
     """Seconds left, counted down between match ends: the time the remaining matches take at
-    this run's rate, less the time since the last one ended (rich's own estimate stands still
-    until the next match ends). None before the first match of this run has ended."""
-    done = task.completed - task.fields.get("start_done", 0)
-    start = task.start_time
+    this run's rate (``run_rate``), less the time since the last one ended (rich's own estimate
+    stands still until the next match ends). None before the first match of this run has
+    ended."""
+    rate = run_rate(task)
     last = task.fields.get("last_end")
-    if task.total is None or done <= 0 or start is None or last is None:
+    if task.total is None or rate is None or last is None:
         return None
-    per_match = (last - start) / done
-    return max(0.0, (task.total - task.completed) * per_match - (now - last))
+    return max(0.0, (task.total - task.completed) / rate - (now - last))
+
+
+class _RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        rate = run_rate(task)
+        return Text("" if rate is None else f"{rate:.1f} matches/s", style="progress.data.speed")
 
 
 class _CountdownColumn(ProgressColumn):
@@ -90,33 +103,73 @@ class _CountdownColumn(ProgressColumn):
         return Text(f"{h}:{m:02d}:{sec:02d} left", style="progress.remaining")
 
 
-class _FaultProgress(Progress):
-    """A progress bar with one more line under it: the faults so far."""
+STANDINGS_SHOWN = 5
+"""Bots in the live standings under the bar: the top ones by match points."""
 
+
+def standings_lines(
+    bots: Sequence[str], points: dict[int, float], played: dict[int, int],
+    record: dict[int, list[int]], top: int = STANDINGS_SHOWN,
+) -> list[str]:
+    """The live standings: the ``top`` bots by match points (a win 1, a draw ½), then by
+    points per match; a header, one line a bot, names and numbers whole."""
+    ranked = sorted(
+        played, key=lambda b: (-points.get(b, 0.0), -points.get(b, 0.0) / played[b], bots[b])
+    )[:top]
+    if not ranked:
+        return []
+    name_w = max(3, *(len(bots[b]) for b in ranked))
+    wld = {b: "-".join(str(n) for n in record[b]) for b in ranked}
+    wld_w = max(5, *(len(v) for v in wld.values()))
+    lines = [f"  #  {'bot'.ljust(name_w)}  played  {'W-L-D'.ljust(wld_w)}  points"]
+    for rank, b in enumerate(ranked, 1):
+        lines.append(
+            f"{rank:>3}  {bots[b].ljust(name_w)}  {played[b]:>6}  {wld[b].ljust(wld_w)}  "
+            f"{points.get(b, 0.0):>6.1f}"
+        )
+    if len(played) > top:
+        lines.append(f"     ({len(played) - top} more below; the full table at the end)")
+    return lines
+
+
+class _LiveProgress(Progress):
+    """A progress bar with the live standings under it, then the faults so far."""
+
+    standings: list[str] = []
     fault_line: Text = Text("")
 
     def get_renderables(self) -> Iterable[RenderableType]:
         yield self.make_tasks_table(self.tasks)
+        for line in self.standings:
+            yield Text(line, style="bold" if line.startswith("  #") else "")
         if self.fault_line:
             yield self.fault_line
 
 
 class TerminalReporter:
-    def __init__(self, console: Console | None = None) -> None:
+    def __init__(
+        self, console: Console | None = None, get_time: Callable[[], float] | None = None
+    ) -> None:
         self._console = console or Console(stderr=True)
         self._bots: list[str] = []
         self._faults: dict[int, int] = {}
         self._forfeits: dict[int, int] = {}
-        # At most 80 columns: "tournament 12 ━━━━ 120/360 1.2 matches/s 0:01:40 0:03:20 left".
-        self._progress = _FaultProgress(
+        self._points: dict[int, float] = {}
+        self._played: dict[int, int] = {}
+        self._record: dict[int, list[int]] = {}
+        # The bar takes the width the other columns leave: "tournament 12 ━━━━…━━ 120/360
+        # 1.2 matches/s 0:01:40 0:03:20 left".
+        self._progress = _LiveProgress(
             TextColumn("[bold]tournament {task.fields[tid]}"),
-            BarColumn(bar_width=14),
+            BarColumn(bar_width=None),
             MofNCompleteColumn(),
             _RateColumn(),
             TimeElapsedColumn(),
             _CountdownColumn(),
             console=self._console,
             transient=False,
+            expand=True,
+            **({} if get_time is None else {"get_time": get_time}),
         )
         self._task = self._progress.add_task("", total=0, tid="?", visible=False)
 
@@ -142,6 +195,21 @@ class TerminalReporter:
                 self._faults[bot] = self._faults.get(bot, 0) + game.faults[seat]
             if game.forfeit and game.winner is not None and game.winner != seat:
                 self._forfeits[bot] = self._forfeits.get(bot, 0) + 1
+            if game.rated:
+                self._played[bot] = self._played.get(bot, 0) + 1
+                wld = self._record.setdefault(bot, [0, 0, 0])
+                if game.winner is None:
+                    wld[2] += 1
+                    self._points[bot] = self._points.get(bot, 0.0) + 0.5
+                elif game.winner == seat:
+                    wld[0] += 1
+                    self._points[bot] = self._points.get(bot, 0.0) + 1.0
+                else:
+                    wld[1] += 1
+        if self._bots:
+            self._progress.standings = standings_lines(
+                self._bots, self._points, self._played, self._record
+            )
         if self._faults or self._forfeits:
             parts = [
                 f"{self._bots[b]}: {self._faults.get(b, 0)} faults, "

@@ -200,7 +200,7 @@ def _head_to_head(bots: Sequence[tuple[str, str]], games: Sequence[GameRecord]) 
                 pairs_split=sum(1 for d in complete if d[0] == d[1]),
                 margin_a=margin,
                 pairs=len(complete),
-                score_a=est.score if est else None,
+                score_a=est.raw_score if est else None,  # what was scored: 1.0 after all wins
                 score_a_low=est.score_low if est else None,
                 score_a_high=est.score_high if est else None,
             )

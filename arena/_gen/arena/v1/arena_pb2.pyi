@@ -514,18 +514,20 @@ class LadderPair(_message.Message):
     def __init__(self, tournament_id: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., why: _Optional[str] = ...) -> None: ...
 
 class LadderEntrant(_message.Message):
-    __slots__ = ("bot", "version_id", "mu", "sigma", "pairs")
+    __slots__ = ("bot", "version_id", "mu", "sigma", "pairs", "house")
     BOT_FIELD_NUMBER: _ClassVar[int]
     VERSION_ID_FIELD_NUMBER: _ClassVar[int]
     MU_FIELD_NUMBER: _ClassVar[int]
     SIGMA_FIELD_NUMBER: _ClassVar[int]
     PAIRS_FIELD_NUMBER: _ClassVar[int]
+    HOUSE_FIELD_NUMBER: _ClassVar[int]
     bot: str
     version_id: int
     mu: float
     sigma: float
     pairs: int
-    def __init__(self, bot: _Optional[str] = ..., version_id: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., pairs: _Optional[int] = ...) -> None: ...
+    house: bool
+    def __init__(self, bot: _Optional[str] = ..., version_id: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., pairs: _Optional[int] = ..., house: _Optional[bool] = ...) -> None: ...
 
 class LadderPause(_message.Message):
     __slots__ = ("bot", "version_id", "reason", "at")
@@ -570,7 +572,7 @@ class CollusionFlag(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., opponent: _Optional[str] = ..., forfeits_against: _Optional[int] = ..., matches_against: _Optional[int] = ..., forfeits_others: _Optional[int] = ..., matches_others: _Optional[int] = ..., p_value: _Optional[float] = ..., why: _Optional[str] = ...) -> None: ...
 
 class GetLadderStatusResponse(_message.Message):
-    __slots__ = ("updated_at", "pairs_scheduled", "matches_last_24h", "daily_budget", "playing", "entrants", "paused", "per_owner", "reveal_opponents", "waiting", "flags")
+    __slots__ = ("updated_at", "pairs_scheduled", "matches_last_24h", "daily_budget", "playing", "entrants", "paused", "per_owner", "reveal_opponents", "waiting", "flags", "idle_reason")
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     PAIRS_SCHEDULED_FIELD_NUMBER: _ClassVar[int]
     MATCHES_LAST_24H_FIELD_NUMBER: _ClassVar[int]
@@ -582,6 +584,7 @@ class GetLadderStatusResponse(_message.Message):
     REVEAL_OPPONENTS_FIELD_NUMBER: _ClassVar[int]
     WAITING_FIELD_NUMBER: _ClassVar[int]
     FLAGS_FIELD_NUMBER: _ClassVar[int]
+    IDLE_REASON_FIELD_NUMBER: _ClassVar[int]
     updated_at: str
     pairs_scheduled: int
     matches_last_24h: int
@@ -593,4 +596,5 @@ class GetLadderStatusResponse(_message.Message):
     reveal_opponents: bool
     waiting: _containers.RepeatedCompositeFieldContainer[LadderWaiting]
     flags: _containers.RepeatedCompositeFieldContainer[CollusionFlag]
-    def __init__(self, updated_at: _Optional[str] = ..., pairs_scheduled: _Optional[int] = ..., matches_last_24h: _Optional[int] = ..., daily_budget: _Optional[int] = ..., playing: _Optional[_Iterable[_Union[LadderPair, _Mapping]]] = ..., entrants: _Optional[_Iterable[_Union[LadderEntrant, _Mapping]]] = ..., paused: _Optional[_Iterable[_Union[LadderPause, _Mapping]]] = ..., per_owner: _Optional[int] = ..., reveal_opponents: _Optional[bool] = ..., waiting: _Optional[_Iterable[_Union[LadderWaiting, _Mapping]]] = ..., flags: _Optional[_Iterable[_Union[CollusionFlag, _Mapping]]] = ...) -> None: ...
+    idle_reason: str
+    def __init__(self, updated_at: _Optional[str] = ..., pairs_scheduled: _Optional[int] = ..., matches_last_24h: _Optional[int] = ..., daily_budget: _Optional[int] = ..., playing: _Optional[_Iterable[_Union[LadderPair, _Mapping]]] = ..., entrants: _Optional[_Iterable[_Union[LadderEntrant, _Mapping]]] = ..., paused: _Optional[_Iterable[_Union[LadderPause, _Mapping]]] = ..., per_owner: _Optional[int] = ..., reveal_opponents: _Optional[bool] = ..., waiting: _Optional[_Iterable[_Union[LadderWaiting, _Mapping]]] = ..., flags: _Optional[_Iterable[_Union[CollusionFlag, _Mapping]]] = ..., idle_reason: _Optional[str] = ...) -> None: ...
