@@ -8,7 +8,7 @@ CPP_BOT := sample_bots/cpp_lowest
 .PHONY: sandbox-tools setup demo web test test-fast bench lint proto proto-check clean cpp-bot cpp-bot-if-possible
 
 # Each step says what it does on one line, then does it quietly.
-$(VENV)/.installed: pyproject.toml setup.py arena/referee/_wire.c
+$(VENV)/.installed: pyproject.toml setup.py arena/referee/_wire.c arena/analysis/_dd.c
 	@echo "setup: creating the virtualenv $(VENV)"
 	@$(PYTHON) -m venv $(VENV)
 	@echo "setup: upgrading pip"
@@ -77,4 +77,4 @@ proto: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) $(NODE_BOT)/node_modules proto/node_modules .pytest_cache $(CPP_BOT)/build build
-	rm -f arena/referee/_wire.*.so
+	rm -f arena/referee/_wire.*.so arena/analysis/_dd.*.so
