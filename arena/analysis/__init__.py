@@ -4,6 +4,17 @@ and how many hand points each play gave away.
 Pure and beside the engine: it imports ``arena.rules`` only, and the engine does not import it.
 """
 
+from arena.analysis.card_play_loss import LossSummary, summarise
+from arena.analysis.par import (
+    BLUNDER,
+    INACCURACY,
+    MISTAKE,
+    HandAnalysis,
+    MatchAnalysis,
+    PlayAnalysis,
+    PlayClass,
+    analyse_match,
+)
 from arena.analysis.position import Position, payoff_table, seat_score
 from arena.analysis.solver import (
     C_SEARCH,
@@ -16,14 +27,24 @@ from arena.analysis.solver import (
 )
 
 __all__ = [
+    "BLUNDER",
     "C_SEARCH",
+    "INACCURACY",
+    "MISTAKE",
     "SOLVER_VERSION",
+    "HandAnalysis",
+    "LossSummary",
+    "MatchAnalysis",
+    "PlayAnalysis",
+    "PlayClass",
     "Position",
     "Solution",
+    "analyse_match",
     "max_tricks",
     "new_search",
     "payoff_table",
     "seat_score",
     "solve",
+    "summarise",
     "trick_payoff",
 ]
