@@ -16,6 +16,7 @@ from arena.analysis.par import (
     analyse_match,
 )
 from arena.analysis.position import Position, payoff_table, seat_score
+from arena.analysis.report import analysis_from_dict, analysis_to_dict
 from arena.analysis.solver import (
     C_SEARCH,
     SOLVER_VERSION,
@@ -40,6 +41,8 @@ __all__ = [
     "Position",
     "Solution",
     "analyse_match",
+    "analysis_from_dict",
+    "analysis_to_dict",
     "max_tricks",
     "new_search",
     "payoff_table",
