@@ -25,6 +25,45 @@ def engine(
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
+@app.command("analysis")
+def analysis(
+    deals: int = typer.Option(1000, "--deals", help="Random deals whose first lead is solved."),
+    matches: int = typer.Option(5, "--matches", help="13-hand matches analysed, every play."),
+    seed: int = typer.Option(0, "--seed", help="First deal seed and the RNG's seed."),
+    python_deals: int = typer.Option(
+        20, "--python-deals", help="Deals also solved by the Python search, for the ratio."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The double-dummy solver: median and worst time of a 13-trick position, and of a match."""
+    import json
+
+    from arena.bench.analysis import describe, measure
+
+    if deals < 1 or matches < 0 or python_deals < 0:
+        raise typer.BadParameter("--deals must be at least 1, --matches and --python-deals 0+")
+    result = measure(deals=deals, matches=matches, seed=seed, python_deals=python_deals)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
+@app.command("card-play-loss")
+def card_play_loss(
+    db: str | None = typer.Option(None, "--db", help="The database of the recorded matches."),
+    against: str = typer.Option("heuristic", "--against", help="The reference bot's name."),
+    tournament: list[int] = typer.Option(  # noqa: B008
+        [], "--tournament", help="Only these tournaments (repeatable)."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Card-play loss of each bot against a reference, and matches needed by it and by wins."""
+    import json
+
+    from arena.bench.card_play_loss import describe, measure
+
+    result = measure(db, against, tournament or None)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
 @app.command("store")
 def store(
     matches: int = typer.Option(20, "--matches", help="Matches of each kind to record."),
@@ -238,9 +277,13 @@ def tournament(
     if ray is not None:
         k = concurrency[0] if len(concurrency) == 1 else 2
         result = bench_tournament.measure_ray(
-            concurrency=k, games=games, seed=seed,
-            address=None if ray == "local" else ray, local_nodes=ray_nodes,
-            cpus_per_node=ray_node_cpus, worker_cpus=ray_worker_cpus,
+            concurrency=k,
+            games=games,
+            seed=seed,
+            address=None if ray == "local" else ray,
+            local_nodes=ray_nodes,
+            cpus_per_node=ray_node_cpus,
+            worker_cpus=ray_worker_cpus,
         )
         typer.echo(json.dumps(result) if json_output else bench_tournament.describe_ray(result))
         return
@@ -309,13 +352,19 @@ def ladder(
     placements = [
         simulation.placement(
             simulation.true_skills(bots, spacing, random.Random(seed + r)),
-            settle_pairs=15 * bots, sigma_target=2.0, max_pairs=max_pairs, seed=seed + r,
+            settle_pairs=15 * bots,
+            sigma_target=2.0,
+            max_pairs=max_pairs,
+            seed=seed + r,
         )
         for r in range(runs)
     ]
     placed = [p for p in placements if p is not None]
     result = {
-        "bots": bots, "spacing": spacing, "runs": runs, "max_pairs": max_pairs,
+        "bots": bots,
+        "spacing": spacing,
+        "runs": runs,
+        "max_pairs": max_pairs,
         "matchmaking_pairs_to_order_median": c.matchmaking_median,
         "uniform_pairs_to_order_median": c.uniform_median,
         "matchmaking_never_ordered": sum(v is None for v in c.matchmaking),
@@ -337,6 +386,8 @@ def ladder(
         f"{result['newcomer_pairs_to_sigma_2_median']}, "
         f"max {result['newcomer_pairs_to_sigma_2_max']}"
     )
+
+
 @app.command("versus")
 def versus(
     other: str = typer.Argument(..., help="Another checkout of the arena, with its own .venv."),
