@@ -72,7 +72,7 @@ def analyse(
                 raise ArenaError(f"no bot named {bot!r}")
             summaries = store.list_matches(bot=bot)
             title = f"bot {bot}"
-        pairs = [(s, _analysed(store.get_match(s.match_id).result)) for s in summaries]
+        pairs = [(s, _stored(store, s.match_id)) for s in summaries]
     players = losses_by_player(pairs)
     if bot is not None:
         players = {k: v for k, v in players.items() if k.rpartition("@")[0] == bot}
@@ -87,12 +87,22 @@ def analyse(
         typer.echo(_players_text(f"{title}: {len(pairs)} matches analysed", rows))
 
 
+def _stored(store: Any, match_id: str) -> MatchAnalysis:
+    """The stored analysis (made and stored now if there is none of the current solver)."""
+    from arena.rules.errors import RulesError
+
+    try:
+        return store.analysis_for(match_id)  # type: ignore[no-any-return]
+    except (RulesError, ValueError) as exc:
+        raise ArenaError(f"cannot analyse match {match_id}: {exc}") from None
+
+
 def _analysed(result: Any) -> MatchAnalysis:
-    from arena.referee.replay import ReplayError
+    from arena.rules.errors import RulesError
 
     try:
         return analyse_result(result)
-    except (ReplayError, ValueError) as exc:
+    except (RulesError, ValueError) as exc:
         raise ArenaError(f"cannot analyse match {result.match_id}: {exc}") from None
 
 

@@ -80,6 +80,19 @@ class AnalysesMixin(StoreCore):
             )
         return None if data is None else analysis_from_dict(data)
 
+    def analysis_for(self, match_id: str) -> MatchAnalysis:
+        """The current solver's analysis of ``match_id``: the stored one, or one made now from
+        the match's record and stored. Raises NotFoundError for an unknown match, and the
+        replay's error for a record the engine cannot replay."""
+        found = self.get_analysis(match_id)
+        if found is not None:
+            return found
+        from arena.referee.analysed import analyse_result
+
+        analysis = analyse_result(self.get_match(match_id).result)  # type: ignore[attr-defined]
+        self.save_analysis(match_id, analysis)
+        return analysis
+
     def unanalysed_matches(self, limit: int) -> list[str]:
         """Up to ``limit`` match ids with no analysis of the current solver, newest first."""
         current = select(MatchAnalysisRow.match_pk).where(

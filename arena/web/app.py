@@ -42,7 +42,7 @@ from starlette.staticfiles import StaticFiles
 from arena.ladder.runner import LADDER_KEY
 from arena.ratings import INTERVAL_Z, conservative_score
 from arena.referee.replay import ReplayError, hands_of
-from arena.rules import ENGINE_VERSION
+from arena.rules import ENGINE_VERSION, RulesError
 from arena.rules.cards import card_name
 from arena.service.visibility import public_detail
 from arena.store import MatchSummary, NotFoundError, Store, StoreError
@@ -718,6 +718,19 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         data["decisions"] = result_to_dict(stored.result)["decisions"]
         return JSONResponse(data)
 
+    def analysis_api(request: Request) -> Response:
+        """The match's double-dummy analysis (docs/analysis.md): stored, or made now and stored."""
+        match_id = request.path_params["match_id"]
+        stored = store.get_match(match_id)  # 404 for an unknown match
+        try:
+            analysis = store.analysis_for(match_id)
+        except (RulesError, ValueError) as exc:
+            raise HTTPException(409, f"match {match_id} cannot be analysed: {exc}") from None
+        from arena.analysis import analysis_to_dict
+
+        body = {"match_id": match_id, "players": list(stored.summary.players)}
+        return JSONResponse(body | analysis_to_dict(analysis))
+
     def frames_api(request: Request) -> Response:
         view = choice_param(request, "view", VIEWS, "spectator")
         body = arena.frames_json(request.path_params["match_id"], view)
@@ -825,6 +838,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         Route("/api/tournaments/{tid}", _timed(tournament_api)),
         Route("/api/matches/{match_id:str}", _timed(match_api)),
         Route("/api/matches/{match_id:str}/frames", _timed(frames_api)),
+        Route("/api/matches/{match_id:str}/analysis", _timed(analysis_api)),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(
