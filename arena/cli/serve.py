@@ -147,12 +147,21 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    analysis: Annotated[
+        str,
+        typer.Option(
+            "--analysis",
+            help="Analyse recorded matches in the background (docs/analysis.md): off, or the "
+            "number of low-priority processes.",
+        ),
+    ] = "1",
 ) -> None:
     """Serve the arena over gRPC: submit bots, run and watch tournaments, read the leaderboard.
 
     Writes need a token (`arena token create NAME`). Health checking and server reflection are
     on, so grpcurl or `buf curl` can list and call the service. SIGTERM shuts down gracefully.
     """
+    from arena.analysis_worker import parse_analysis
     from arena.errors import ArenaError
     from arena.ladder import LadderSettings
     from arena.service.server import ServerConfig
@@ -204,6 +213,7 @@ def serve(
             ray=ray,
             ray_worker_cpus=ray_worker_cpus,
             web_listen=web,
+            analysis_processes=parse_analysis(analysis),
             ladder=(
                 LadderSettings(
                     concurrency=ladder_concurrency,

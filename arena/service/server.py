@@ -66,6 +66,8 @@ class ServerConfig:
     """How long running matches may take to finish on shutdown before they are aborted."""
     web_listen: str | None = None
     """Also serve the web arena (arena.web) over the same store on this HOST:PORT."""
+    analysis_processes: int = 0
+    """Low-priority processes analysing recorded matches (``arena.analysis_worker``); 0: none."""
     sandbox: str | None = None
     """auto, on or off (``arena.sandbox``); default ``$ARENA_SANDBOX``, else auto."""
     insecure_no_sandbox: bool = False
@@ -171,6 +173,14 @@ class ArenaServer:
                     executor=executor,
                     logs=logs_root(data_dir),
                 )
+            self.analysis = None
+            if config.analysis_processes:
+                from arena.analysis_worker import AnalysisWorkers
+                from arena.store.database import resolve_url
+
+                self.analysis = AnalysisWorkers(
+                    resolve_url(config.db).render_as_string(False), config.analysis_processes
+                )
             self.web = None
             if config.web_listen is not None:
                 from arena.web import WebServer
@@ -259,6 +269,8 @@ class ArenaServer:
         self._on_loop(start())
         if self.web is not None:
             self.web.start()
+        if self.analysis is not None:
+            self.analysis.start()
         if self.config.resume_tournaments:
             self.resumed = self.tournaments.resume_interrupted()
         if self.ladder is not None:
@@ -291,6 +303,8 @@ class ArenaServer:
         self._close_loop()
         if self.web is not None:
             self.web.stop()
+        if self.analysis is not None:
+            self.analysis.stop()
         self.store.close()
 
     def _close_loop(self) -> None:
