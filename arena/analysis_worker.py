@@ -48,14 +48,17 @@ def lower_priority() -> str:
         return "nice 19"
 
 
-def work(db: str, index: int, processes: int, stop: Event, poll_s: float = POLL_S) -> None:
-    """One worker process: analyse this process's share of unanalysed matches until ``stop``."""
+def work(
+    db: str, index: int, processes: int, stop: Event, parent: int, poll_s: float = POLL_S
+) -> None:
+    """One worker process: analyse this process's share of unanalysed matches until ``stop``,
+    or until its parent ``parent`` is gone (killed without a chance to stop it)."""
     lower_priority()
     from arena.store import Store
 
     skipped: set[str] = set()
     with Store.open(db) as store:
-        while not stop.is_set():
+        while not stop.is_set() and os.getppid() == parent:  # ends if the server was killed
             mine = [
                 m
                 for m in store.unanalysed_matches(BATCH)
@@ -65,7 +68,7 @@ def work(db: str, index: int, processes: int, stop: Event, poll_s: float = POLL_
                 stop.wait(poll_s)
                 continue
             for match_id in mine:
-                if stop.is_set():
+                if stop.is_set() or os.getppid() != parent:
                     break
                 try:
                     store.analysis_for(match_id)
@@ -83,7 +86,7 @@ class AnalysisWorkers:
         self._procs = [
             self._ctx.Process(
                 target=work,
-                args=(db, i, processes, self._stop, poll_s),
+                args=(db, i, processes, self._stop, os.getpid(), poll_s),
                 name=f"arena-analysis-{i}",
                 daemon=True,
             )

@@ -44,6 +44,29 @@ def test_workers_analyse_every_match_once_and_stop(sqlite_url: str) -> None:
         assert sum(v.hands for v in store.card_play_losses().values()) == 2 * (4 * 2 + 1)
 
 
+def test_a_worker_ends_when_its_server_is_killed(sqlite_url: str, tmp_path) -> None:
+    with Store.open(sqlite_url):
+        pass
+    code = (
+        "import sys, time; from arena.analysis_worker import AnalysisWorkers; "
+        f"w = AnalysisWorkers({sqlite_url!r}, 1, poll_s=0.1); w.start(); "
+        "print(w.pids[0], flush=True); time.sleep(60)"
+    )
+    server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    pid = int(server.stdout.readline())
+    server.kill()
+    server.wait()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"the worker {pid} outlived its killed server")
+
+
 def test_a_worker_takes_the_lowest_priority() -> None:
     code = (
         "import os; from arena.analysis_worker import lower_priority; how = lower_priority(); "
