@@ -43,3 +43,18 @@ def test_the_analysis_is_made_stored_and_served(served: tuple[Store, httpx.Clien
     assert store.get_analysis("m0") is not None
     assert http.get("/api/matches/m0/analysis").json() == data
     assert http.get("/api/matches/nope/analysis").status_code == 404
+
+
+def test_the_leaderboard_shows_card_play_loss(served: tuple[Store, httpx.Client]) -> None:
+    store, http = served
+    rows = http.get("/api/leaderboard").json()["rows"]
+    assert [r["card_play_loss"] for r in rows] == [None, None]  # nothing analysed yet
+    analysis = store.analysis_for("m0")
+    rows = {r["bot"]: r for r in http.get("/api/leaderboard").json()["rows"]}
+    for seat, bot in enumerate(("alpha", "beta")):
+        losses = analysis.hand_losses(seat)
+        assert rows[bot]["card_play_loss"] == pytest.approx(sum(losses) / len(losses))
+    page = http.get("/").text
+    assert "Card-play loss" in page and 'class="card_play_loss num"' in page
+    by_loss = http.get("/api/leaderboard?sort=card_play_loss").json()["rows"]
+    assert [r["card_play_loss"] for r in by_loss] == sorted(r["card_play_loss"] for r in by_loss)

@@ -22,7 +22,7 @@ from arena.analysis import (
 )
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError
-from arena.store.models import Match, MatchAnalysisRow
+from arena.store.models import Match, MatchAnalysisRow, utcnow
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +64,7 @@ class AnalysesMixin(StoreCore):
                     else:
                         for k, v in fields.items():
                             setattr(row, k, v)
+                        row.created_at = utcnow()
                 return
             except IntegrityError:
                 continue
@@ -106,6 +107,17 @@ class AnalysesMixin(StoreCore):
                     .order_by(Match.id.desc())
                     .limit(limit)
                 )
+            )
+
+    def analyses_fingerprint(self) -> tuple[Any, ...]:
+        """Changes whenever an analysis is stored: the key of what is derived from them."""
+        with self._read() as s:
+            return tuple(
+                s.execute(
+                    select(func.count(), func.max(MatchAnalysisRow.created_at)).where(
+                        MatchAnalysisRow.solver_version == SOLVER_VERSION
+                    )
+                ).one()
             )
 
     def card_play_losses(self) -> dict[int, VersionLoss]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+import math
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
@@ -62,7 +63,7 @@ INTERVAL_K = INTERVAL_Z
 """The leaderboard's interval is mu ± 1.96 sigma, the 95 % interval the CLI and service show."""
 LEADERBOARD_SORTS = (
     "rank", "bot", "version", "mu", "sigma", "score", "low", "high", "matches", "wins",
-    "losses", "draws", "faults",
+    "losses", "draws", "faults", "card_play_loss",
 )
 PAGE_ROWS = 100
 """Rows of a leaderboard page (``per_page`` changes it; 0 shows all)."""
@@ -202,9 +203,14 @@ def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
             f'--mu: {pct(r["mu"])}"></span></td>'
             f'<td class="matches num">{r["matches"]}</td><td class="wins num">{r["wins"]}</td>'
             f'<td class="losses num">{r["losses"]}</td><td class="draws num">{r["draws"]}</td>'
-            f'<td class="faults num{" warn" if r["faults"] else ""}">{r["faults"]}</td></tr>'
+            f'<td class="faults num{" warn" if r["faults"] else ""}">{r["faults"]}</td>'
+            f'<td class="card_play_loss num">{_loss_cell(r["card_play_loss"])}</td></tr>'
         )
     return Markup("\n".join(out))
+
+
+def _loss_cell(value: float | None) -> str:
+    return "&ndash;" if value is None else f"{value:.1f}"
 
 
 @dataclass
@@ -270,7 +276,10 @@ class WebArena:
         per_page = int_param(request, "per_page", per_page_default, 0, 10_000) or 0
         if tid is not None:
             return self._leaderboard(sort, order, tid, min_matches, page, per_page, None)
-        fingerprint = queries.ratings_fingerprint(self.store)
+        fingerprint = (
+            queries.ratings_fingerprint(self.store),
+            self.store.analyses_fingerprint(),
+        )
         key = ("board", sort, order, min_matches, page, per_page, fingerprint)
         return dict(
             self.cached(
@@ -292,9 +301,11 @@ class WebArena:
             info, _config, standings = tournament_standings(self.store, tid)
             tournament = {"id": info.id, "status": info.status.value}
             source = [r for r in standings.leaderboard if r.matches >= min_matches]
+        losses = self.store.card_play_losses()
         rows = []
         for rank, r in enumerate(source, start=1):
             mu, sigma = r.mu, r.sigma
+            loss = losses.get(getattr(r, "bot_version_id", None))  # type: ignore[arg-type]
             rows.append(
                 {
                     "rank": getattr(r, "rank", rank), "bot": r.bot, "version": r.version,
@@ -303,11 +314,17 @@ class WebArena:
                     "matches": r.matches, "wins": r.wins, "losses": r.losses,
                     "draws": r.draws, "faults": r.faults,
                     "bot_version_id": getattr(r, "bot_version_id", None),
+                    "card_play_loss": None if loss is None else loss.per_hand,
                 }
             )
         if not order:
-            order = "asc" if sort in ("rank", "bot", "version", "sigma") else "desc"
-        rows.sort(key=lambda r: r[sort], reverse=order == "desc")
+            order = (
+                "asc" if sort in ("rank", "bot", "version", "sigma", "card_play_loss") else "desc"
+            )
+        missing = math.inf if order == "asc" else -math.inf  # rows without a figure go last
+        rows.sort(
+            key=lambda r: missing if r[sort] is None else r[sort], reverse=order == "desc"
+        )
         total = len(rows)
         if per_page:
             pages = max(1, -(-total // per_page))
