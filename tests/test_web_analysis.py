@@ -4,14 +4,18 @@ stored, and served from the store after."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from arena.analysis import PlayClass
 from arena.referee.analysed import analyse_result
 from arena.store import Store
 from arena.web.server import WebServer
 from tests.test_analyse_cli import played
+from tests.test_web import artifacts, browser, page  # noqa: F401 (the browser fixtures)
 
 
 @pytest.fixture
@@ -54,7 +58,53 @@ def test_the_leaderboard_shows_card_play_loss(served: tuple[Store, httpx.Client]
     for seat, bot in enumerate(("alpha", "beta")):
         losses = analysis.hand_losses(seat)
         assert rows[bot]["card_play_loss"] == pytest.approx(sum(losses) / len(losses))
-    page = http.get("/").text
-    assert "Card-play loss" in page and 'class="card_play_loss num"' in page
+    html = http.get("/").text
+    assert "Card-play loss" in html and 'class="card_play_loss num"' in html
     by_loss = http.get("/api/leaderboard?sort=card_play_loss").json()["rows"]
     assert [r["card_play_loss"] for r in by_loss] == sorted(r["card_play_loss"] for r in by_loss)
+
+
+@pytest.mark.web
+@pytest.mark.slow
+def test_the_replay_marks_a_blunder_and_hides_it_in_a_seat_view_until_the_hand_ends(
+    served: tuple[Store, httpx.Client],
+    page: Any,  # noqa: F811
+    artifacts: Path,  # noqa: F811
+) -> None:
+    store, http = served
+    for seed in range(100, 200):  # the first deal of random play with a blunder mid-hand
+        result = played("b0", seed, ("alpha@1", "beta@1"), hands=1)
+        analysis = analyse_result(result)
+        found = [p for p in analysis.plays if p.kind is PlayClass.BLUNDER and p.trick < 12]
+        if found:
+            blunder = found[0]
+            break
+    versions = [store.get_bot_version(n).id for n in ("alpha", "beta")]
+    store.record_match(result, seat_versions=(versions[0], versions[1]))
+    base = str(http.base_url).rstrip("/")
+    page.goto(f"{base}/matches/b0?view=spectator&step={blunder.step - 3}")
+    page.wait_for_selector("#viewer[data-analysis=ready]")
+    for _ in range(4):  # step through to the frame just after the blunder
+        page.keyboard.press("ArrowRight")
+    page.wait_for_selector(f"#viewer[data-rendered='{blunder.step + 1}']")
+    mark = page.locator("#mark")
+    assert mark.get_attribute("data-class") == "blunder"
+    assert mark.get_attribute("data-step") == str(blunder.step)
+    assert f"par loss {blunder.loss}" in mark.inner_text()
+    assert page.locator("#trick .played.mark-blunder").count() == 1
+    page.screenshot(path=str(artifacts / "analysis-replay.png"), full_page=False)
+    # the position before the blunder: its par and best cards, for the seat that then erred
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_selector(f"#viewer[data-rendered='{blunder.step}']")
+    assert f"par: seat {blunder.seat} " in page.locator("#par").inner_text()
+    # the toggle hides it
+    page.click("#show-analysis")
+    assert page.locator("#analysis").is_hidden()
+    assert page.get_attribute("#viewer", "data-analysis") == "off"
+    # a seat's view shows it only once the hand is over
+    page.goto(f"{base}/matches/b0?view=seat{blunder.seat}&step={blunder.step + 1}")
+    page.wait_for_selector("#viewer[data-analysis=ready]")
+    assert page.locator("#analysis-held").count() == 1 and page.locator("#mark").count() == 0
+    page.keyboard.press("End")
+    page.wait_for_selector("#viewer[data-rendered]")
+    assert page.locator("#analysis-held").count() == 0
