@@ -108,3 +108,29 @@ def test_the_replay_marks_a_blunder_and_hides_it_in_a_seat_view_until_the_hand_e
     page.keyboard.press("End")
     page.wait_for_selector("#viewer[data-rendered]")
     assert page.locator("#analysis-held").count() == 0
+
+
+def test_the_bot_page_charts_card_play_loss_and_links_its_worst_blunders(
+    served: tuple[Store, httpx.Client],
+) -> None:
+    store, http = served
+    assert http.get("/api/bots/alpha").json()["card_play_loss"] == [
+        {"version": "alpha@1", "matches": 0, "per_hand": None}
+    ]
+    assert "No analysed match yet." in http.get("/bots/alpha").text
+    analysis = store.analysis_for("m0")
+    data = http.get("/api/bots/alpha").json()
+    losses = analysis.hand_losses(0)
+    [entry] = data["card_play_loss"]
+    assert entry["matches"] == 1 and entry["per_hand"] == pytest.approx(sum(losses) / len(losses))
+    blunders = sorted(
+        (p for p in analysis.plays if p.seat == 0 and p.kind is PlayClass.BLUNDER),
+        key=lambda p: (-p.loss, p.step),
+    )
+    assert [(w["step"], w["loss"]) for w in data["worst_blunders"]] == [
+        (p.step, p.loss) for p in blunders[:5]
+    ]
+    html = http.get("/bots/alpha").text
+    assert 'id="loss-plot"' in html and "analysed matches" in html
+    for w in data["worst_blunders"]:
+        assert f'/matches/m0?view=spectator&amp;step={w["step"] + 1}"' in html

@@ -109,6 +109,23 @@ class AnalysesMixin(StoreCore):
                 )
             )
 
+    def loss_history(self, version_id: int) -> list[tuple[int, int, int]]:
+        """``(match sequence, complete hands, par loss)`` of each analysed match of a version,
+        in recorded order (current solver)."""
+        a, m = MatchAnalysisRow, Match
+        with self._read() as s:
+            rows = s.execute(
+                select(m.id, m.seat0_version_id, a.hands, a.loss0, a.loss1)
+                .join(a, a.match_pk == m.id)
+                .where(a.solver_version == SOLVER_VERSION)
+                .where((m.seat0_version_id == version_id) | (m.seat1_version_id == version_id))
+                .order_by(m.id)
+            ).all()
+        return [
+            (pk, hands, loss0 if seat0 == version_id else loss1)
+            for pk, seat0, hands, loss0, loss1 in rows
+        ]
+
     def analyses_fingerprint(self) -> tuple[Any, ...]:
         """Changes whenever an analysis is stored: the key of what is derived from them."""
         with self._read() as s:

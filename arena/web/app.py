@@ -40,6 +40,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from arena.analysis import PlayClass
 from arena.ladder.runner import LADDER_KEY
 from arena.ratings import INTERVAL_Z, conservative_score
 from arena.referee.replay import ReplayError, hands_of
@@ -50,7 +51,7 @@ from arena.store import MatchSummary, NotFoundError, Store, StoreError
 from arena.tournament import tournament_standings
 from arena.tournament.runner import load_config
 from arena.web import queries
-from arena.web.history import RatingHistory
+from arena.web.history import Point, RatingHistory
 from arena.web.live import LiveHub
 from arena.web.logs import bot_log
 from arena.web.plot import rating_plot
@@ -65,6 +66,8 @@ LEADERBOARD_SORTS = (
     "rank", "bot", "version", "mu", "sigma", "score", "low", "high", "matches", "wins",
     "losses", "draws", "faults", "card_play_loss",
 )
+WORST_SHOWN = 5
+"""A bot's costliest recent plays shown on its page."""
 PAGE_ROWS = 100
 """Rows of a leaderboard page (``per_page`` changes it; 0 shows all)."""
 MATCHES_SHOWN = 50
@@ -414,6 +417,63 @@ class WebArena:
                 ],
                 f"Rating history of {detail.name}: mu with a mu ± 1.96 sigma band",
             ),
+            **self._card_play(detail.name, [(v.id, v.label) for v in detail.versions], recent),
+        }
+
+    def _card_play(
+        self, name: str, versions: list[tuple[int, str]], recent: list[MatchSummary]
+    ) -> dict[str, Any]:
+        """The bot's card-play loss per hand over its analysed matches, one series per version
+        (the running mean, with a 95 % band over matches), and its costliest recent plays."""
+        series = []
+        for vid, label in versions:
+            points = []
+            hands = loss = 0
+            means: list[float] = []
+            for seq, h, lo in self.store.loss_history(vid):
+                if not h:
+                    continue
+                hands, loss = hands + h, loss + lo
+                means.append(lo / h)
+                n = len(means)
+                spread = 0.0
+                if n > 1:
+                    m = sum(means) / n
+                    spread = math.sqrt(sum((x - m) ** 2 for x in means) / (n - 1) / n)
+                # the plot's band is ± 2 sigma: sigma = half the 95 % interval / 2
+                points.append(Point(seq, loss / hands, INTERVAL_Z * spread / 2))
+            series.append((f"{name}@{label}", points))
+        worst = []
+        for m in recent:
+            analysis = self.store.get_analysis(m.match_id)
+            if analysis is None:
+                continue
+            seats = [s for s in (0, 1) if m.players[s].rpartition("@")[0] == name]
+            worst.extend(
+                (p.loss, m.match_id, p)
+                for p in analysis.plays
+                if p.seat in seats and not p.substituted and p.kind is PlayClass.BLUNDER
+            )
+        worst.sort(key=lambda w: (-w[0], w[1], w[2].step))
+        return {
+            "card_play_loss": [
+                {"version": label, "matches": len(pts), "per_hand": pts[-1].mu if pts else None}
+                for label, pts in series
+            ],
+            "worst_blunders": [
+                {
+                    "match_id": match_id, "step": p.step, "hand_number": p.hand_number,
+                    "trick": p.trick, "card": card_name(p.card), "loss": loss,
+                    "best": [card_name(c) for c in p.best],
+                }
+                for loss, match_id, p in worst[:WORST_SHOWN]
+            ],
+            "_loss_plot": rating_plot(
+                series,
+                f"Card-play loss per hand of {name}: running mean with a 95 % band",
+                axis="analysed matches",
+                value="card-play loss",
+            ),
         }
 
     def tournament(self, tid: int) -> dict[str, Any]:
@@ -679,6 +739,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
     def bot_api(request: Request) -> Response:
         data = arena.bot(request.path_params["name"])
         data.pop("_plot")
+        data.pop("_loss_plot")
         return JSONResponse(data)
 
     def tournaments_page(request: Request) -> Response:
