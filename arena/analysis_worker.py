@@ -5,12 +5,15 @@ none). Each process runs at the lowest CPU priority the system offers (``SCHED_I
 else nice 19), so it takes only a core that refereeing leaves idle, and analyses one match at a
 time: the newest matches without an analysis of the current solver first, each process taking
 its share of them (by a hash of the match id), stored with the solver's version
-(``Store.analysis_for``). A match whose record cannot be analysed is logged and skipped until
-the process restarts. Processes, not threads: a thread would hold the server's GIL.
+(its search under ``SCHED_IDLE``, its write to the database at nice 19: a process at idle
+priority must not hold the database's write lock). A match whose record cannot be analysed is
+logged and skipped until the process restarts. Processes, not threads: a thread would hold the
+server's GIL.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -39,13 +42,23 @@ def parse_analysis(text: str) -> int:
 
 
 def lower_priority() -> str:
-    """Make this process the last to get a CPU; says which way it did."""
+    """Make this process the last to get a CPU (nice 19, then SCHED_IDLE where there is one);
+    says which way it did."""
+    os.nice(19 - os.nice(0))
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
         return "SCHED_IDLE"
     except (AttributeError, OSError):
-        os.nice(19)
         return "nice 19"
+
+
+def _idle(on: bool) -> None:
+    """SCHED_IDLE while searching; plain nice 19 while writing to the database, so that the
+    worker is never preempted for long while it holds the database's write lock (the referee's
+    writes would wait on an idle-priority process: priority inversion)."""
+    policy = os.SCHED_IDLE if on else os.SCHED_OTHER  # type: ignore[attr-defined]
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, policy, os.sched_param(0))  # type: ignore[attr-defined]
 
 
 def work(
@@ -54,6 +67,7 @@ def work(
     """One worker process: analyse this process's share of unanalysed matches until ``stop``,
     or until its parent ``parent`` is gone (killed without a chance to stop it)."""
     lower_priority()
+    from arena.referee.analysed import analyse_result
     from arena.store import Store
 
     skipped: set[str] = set()
@@ -71,7 +85,12 @@ def work(
                 if stop.is_set() or os.getppid() != parent:
                     break
                 try:
-                    store.analysis_for(match_id)
+                    analysis = analyse_result(store.get_match(match_id).result)
+                    _idle(False)
+                    try:
+                        store.save_analysis(match_id, analysis)
+                    finally:
+                        _idle(True)
                 except Exception as exc:  # a bad record must not stop the others' analysis
                     log.warning("analysis of match %s skipped: %s", match_id, exc)
                     skipped.add(match_id)

@@ -46,6 +46,23 @@ def analysis(
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
+@app.command("analysis-worker")
+def analysis_worker(
+    db: str = typer.Argument(..., help="A SQLite file with recorded, unanalysed matches."),
+    rounds: int = typer.Option(2, "--rounds", help="ABBA rounds (each: one turn off, one on)."),
+    games: int = typer.Option(10, "--games", "-n", help="Deal seeds of each turn's tournament."),
+    k: int = typer.Option(2, "--concurrency", "-k", help="Matches at once."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Matches/s of a tournament with the background analysis worker on, over off."""
+    import json
+
+    from arena.bench.analysis_worker import describe, measure
+
+    result = measure(db, rounds=rounds, games=games, k=k)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
 @app.command("card-play-loss")
 def card_play_loss(
     db: str | None = typer.Option(None, "--db", help="The database of the recorded matches."),
