@@ -6,7 +6,8 @@ else nice 19), so it takes only a core that refereeing leaves idle, and analyses
 time: the newest matches without an analysis of the current solver first, each process taking
 its share of them (by a hash of the match id), stored with the solver's version
 (its search under ``SCHED_IDLE``, its write to the database at nice 19: a process at idle
-priority must not hold the database's write lock). A match whose record cannot be analysed is
+priority must not hold the database's write lock), and waiting while the machine's load is at
+its number of CPUs or more. A match whose record cannot be analysed is
 logged and skipped until the process restarts. Processes, not threads: a thread would hold the
 server's GIL.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import multiprocessing
 import os
 import zlib
@@ -61,8 +63,24 @@ def _idle(on: bool) -> None:
         os.sched_setscheduler(0, policy, os.sched_param(0))  # type: ignore[attr-defined]
 
 
+def busy(max_load: float) -> bool:
+    """Whether the machine's 1-minute load is at ``max_load`` or more (then the worker waits:
+    SCHED_IDLE alone is not enough on every kernel and machine, measured in
+    docs/benchmarks.md)."""
+    try:
+        return os.getloadavg()[0] >= max_load
+    except OSError:
+        return False
+
+
 def work(
-    db: str, index: int, processes: int, stop: Event, parent: int, poll_s: float = POLL_S
+    db: str,
+    index: int,
+    processes: int,
+    stop: Event,
+    parent: int,
+    poll_s: float = POLL_S,
+    max_load: float = math.inf,
 ) -> None:
     """One worker process: analyse this process's share of unanalysed matches until ``stop``,
     or until its parent ``parent`` is gone (killed without a chance to stop it)."""
@@ -78,11 +96,11 @@ def work(
                 for m in store.unanalysed_matches(BATCH)
                 if m not in skipped and zlib.crc32(m.encode()) % processes == index
             ]
-            if not mine:
+            if not mine or busy(max_load):
                 stop.wait(poll_s)
                 continue
             for match_id in mine:
-                if stop.is_set() or os.getppid() != parent:
+                if stop.is_set() or os.getppid() != parent or busy(max_load):
                     break
                 try:
                     analysis = analyse_result(store.get_match(match_id).result)
@@ -99,13 +117,23 @@ def work(
 class AnalysisWorkers:
     """``processes`` worker processes over the database at ``db``; ``stop`` ends them."""
 
-    def __init__(self, db: str, processes: int = DEFAULT_PROCESSES, poll_s: float = POLL_S):
+    def __init__(
+        self,
+        db: str,
+        processes: int = DEFAULT_PROCESSES,
+        poll_s: float = POLL_S,
+        max_load: float | None = None,
+    ):
+        """``max_load``: the machine's 1-minute load at which the workers wait (default: its
+        number of CPUs; ``math.inf``: never)."""
+        if max_load is None:
+            max_load = float(os.cpu_count() or 1)
         self._ctx = multiprocessing.get_context("spawn")
         self._stop = self._ctx.Event()
         self._procs = [
             self._ctx.Process(
                 target=work,
-                args=(db, i, processes, self._stop, os.getpid(), poll_s),
+                args=(db, i, processes, self._stop, os.getpid(), poll_s, max_load),
                 name=f"arena-analysis-{i}",
                 daemon=True,
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import time
 
 import pytest
 
-from arena.analysis_worker import AnalysisWorkers, parse_analysis
+from arena.analysis_worker import AnalysisWorkers, busy, parse_analysis
 from arena.errors import ArenaError
 from arena.store import Store
 from tests.test_analyse_cli import played
@@ -22,7 +23,7 @@ def test_workers_analyse_every_match_once_and_stop(sqlite_url: str) -> None:
         for i in range(4):
             result = played(f"m{i}", 80 + i, ("alpha@1", "beta@1"), hands=2)
             store.record_match(result, seat_versions=(a, b))
-        workers = AnalysisWorkers(sqlite_url, processes=2, poll_s=0.2)
+        workers = AnalysisWorkers(sqlite_url, processes=2, poll_s=0.2, max_load=math.inf)
         workers.start()
         try:
             deadline = time.monotonic() + 120
@@ -76,6 +77,22 @@ def test_a_worker_takes_the_lowest_priority() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.split()
     assert out[:2] == ["SCHED_IDLE", "True"] or (out[0] == "nice" and out[-1] == "19")
+
+
+def test_a_busy_machine_makes_the_workers_wait(sqlite_url: str) -> None:
+    with Store.open(sqlite_url) as store:
+        a = store.register_bot_version("alpha", "1", "ha", "/a").id
+        b = store.register_bot_version("beta", "1", "hb", "/b").id
+        result = played("m0", 80, ("alpha@1", "beta@1"), hands=1)
+        store.record_match(result, seat_versions=(a, b))
+        workers = AnalysisWorkers(sqlite_url, processes=1, poll_s=0.1, max_load=0.0)
+        workers.start()
+        try:
+            time.sleep(3)  # long enough to analyse a one-hand match many times over
+            assert store.unanalysed_matches(10) == ["m0"]
+        finally:
+            workers.stop()
+    assert busy(0.0) and not busy(math.inf)
 
 
 def test_the_option() -> None:

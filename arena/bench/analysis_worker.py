@@ -20,14 +20,16 @@ from arena.analysis_worker import AnalysisWorkers
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
-def _turn(db: Path, tmp: Path, worker: bool, games: int, k: int, seed: int) -> dict[str, Any]:
+def _turn(
+    db: Path, tmp: Path, worker: bool, games: int, k: int, seed: int, max_load: float | None
+) -> dict[str, Any]:
     from arena.store import Store
     from arena.tournament import TournamentSettings, create_tournament, run_tournament
 
     copy = tmp / f"turn-{time.monotonic_ns()}.db"
     shutil.copy(db, copy)
     url = f"sqlite:///{copy}"
-    workers = AnalysisWorkers(url, 1) if worker else None
+    workers = AnalysisWorkers(url, 1, max_load=max_load) if worker else None
     with Store.open(url) as store:
         backlog = len(store.unanalysed_matches(10**6))
         tid = create_tournament(
@@ -61,13 +63,21 @@ def _turn(db: Path, tmp: Path, worker: bool, games: int, k: int, seed: int) -> d
     }
 
 
-def measure(db: str, rounds: int = 2, games: int = 10, k: int = 2, seed: int = 1) -> dict[str, Any]:
+def measure(
+    db: str,
+    rounds: int = 2,
+    games: int = 10,
+    k: int = 2,
+    seed: int = 1,
+    max_load: float | None = None,
+) -> dict[str, Any]:
+    """``max_load``: the worker's load threshold (``AnalysisWorkers``; None: its default)."""
     turns = []
     with tempfile.TemporaryDirectory(prefix="arena-bench-worker-") as tmp:
         for r in range(rounds):
             order = (False, True) if r % 2 == 0 else (True, False)
             for worker in order:
-                turns.append(_turn(Path(db), Path(tmp), worker, games, k, seed))
+                turns.append(_turn(Path(db), Path(tmp), worker, games, k, seed, max_load))
     rate = {
         w: sum(t["matches"] for t in turns if t["worker"] == w)
         / sum(t["seconds"] for t in turns if t["worker"] == w)

@@ -52,6 +52,11 @@ def analysis_worker(
     rounds: int = typer.Option(2, "--rounds", help="ABBA rounds (each: one turn off, one on)."),
     games: int = typer.Option(10, "--games", "-n", help="Deal seeds of each turn's tournament."),
     k: int = typer.Option(2, "--concurrency", "-k", help="Matches at once."),
+    max_load: float | None = typer.Option(
+        None,
+        "--max-load",
+        help="The worker waits at this 1-minute load (default: the CPUs; inf: never waits).",
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Matches/s of a tournament with the background analysis worker on, over off."""
@@ -59,7 +64,7 @@ def analysis_worker(
 
     from arena.bench.analysis_worker import describe, measure
 
-    result = measure(db, rounds=rounds, games=games, k=k)
+    result = measure(db, rounds=rounds, games=games, k=k, max_load=max_load)
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
