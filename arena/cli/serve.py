@@ -151,6 +151,7 @@ def serve(
         str,
         typer.Option(
             "--analysis",
+            envvar="ARENA_ANALYSIS",
             help="Analyse recorded matches in the background (docs/analysis.md): off, or the "
             "number of low-priority processes.",
         ),
