@@ -10,7 +10,7 @@ CPP_BOT := sample_bots/cpp_lowest
 # Each step says what it does on one line, then does it quietly.
 # Two stamps: .runtime is the arena alone (what `make demo` and `make web` need), .installed adds
 # the dev tools and Ray (what the tests, the linters and the proto generator need).
-$(VENV)/.runtime: pyproject.toml setup.py arena/referee/_wire.c
+$(VENV)/.runtime: pyproject.toml setup.py arena/referee/_wire.c arena/analysis/_dd.c
 	@echo "setup: creating the virtualenv $(VENV)"
 	@$(PYTHON) -m venv $(VENV)
 	@echo "setup: installing the arena's runtime into $(VENV) (pip install -e .; it builds the referee's C request encoder where a C compiler is found)"
@@ -89,4 +89,4 @@ proto: $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) $(NODE_BOT)/node_modules proto/node_modules .pytest_cache $(CPP_BOT)/build build
-	rm -f arena/referee/_wire.*.so
+	rm -f arena/referee/_wire.*.so arena/analysis/_dd.*.so

@@ -1,9 +1,11 @@
 """The one part of the build that ``pyproject.toml`` cannot declare yet (its ``ext-modules``
-table is experimental in setuptools): the referee's request encoder in C.
+table is experimental in setuptools): the referee's request encoder and the double-dummy search
+in C.
 
-``optional``: where it cannot be built (no C compiler, no Python headers) the install goes on,
-and the referee uses the Python encoder (``arena.referee.wire.PythonRequestEncoder``), which
-gives the same bytes.
+``optional``: where they cannot be built (no C compiler, no Python headers) the install goes
+on, and the Python references serve: the referee uses the Python encoder
+(``arena.referee.wire.PythonRequestEncoder``), which gives the same bytes, and the analysis the
+Python search (``arena.analysis.search.Search``), which gives the same values, slower.
 """
 
 from setuptools import Extension, setup
@@ -15,6 +17,12 @@ setup(
             sources=["arena/referee/_wire.c"],
             extra_compile_args=["-O2"],
             optional=True,
-        )
+        ),
+        Extension(
+            "arena.analysis._dd",
+            sources=["arena/analysis/_dd.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
     ]
 )

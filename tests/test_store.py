@@ -34,6 +34,7 @@ TABLES = {
     "bots",
     "bot_versions",
     "matches",
+    "match_analyses",
     "ratings",
     "settings",
     "submissions",

@@ -16,6 +16,7 @@ os.environ.setdefault("GRPC_TRACE", "")
 
 import typer
 
+from arena.cli import analyse as analyse_cli
 from arena.cli import bench, match_group
 from arena.cli import bot as bot_cli
 from arena.cli import compare as compare_cli
@@ -44,6 +45,7 @@ app.add_typer(bench.app, name="bench")
 app.add_typer(match_group.app, name="match")
 app.command("compare")(compare_cli.compare)
 app.command("replay")(replay_cli.replay)
+app.command("analyse")(analyse_cli.analyse)
 app.add_typer(db_cli.app, name="db")
 app.command("ratings")(ratings_cli.ratings)
 app.command("serve")(serve_cli.serve)

@@ -25,6 +25,67 @@ def engine(
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
+@app.command("analysis")
+def analysis(
+    deals: int = typer.Option(1000, "--deals", help="Random deals whose first lead is solved."),
+    matches: int = typer.Option(5, "--matches", help="13-hand matches analysed, every play."),
+    seed: int = typer.Option(0, "--seed", help="First deal seed and the RNG's seed."),
+    python_deals: int = typer.Option(
+        20, "--python-deals", help="Deals also solved by the Python search, for the ratio."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The double-dummy solver: median and worst time of a 13-trick position, and of a match."""
+    import json
+
+    from arena.bench.analysis import describe, measure
+
+    if deals < 1 or matches < 0 or python_deals < 0:
+        raise typer.BadParameter("--deals must be at least 1, --matches and --python-deals 0+")
+    result = measure(deals=deals, matches=matches, seed=seed, python_deals=python_deals)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
+@app.command("analysis-worker")
+def analysis_worker(
+    db: str = typer.Argument(..., help="A SQLite file with recorded, unanalysed matches."),
+    rounds: int = typer.Option(2, "--rounds", help="ABBA rounds (each: one turn off, one on)."),
+    games: int = typer.Option(10, "--games", "-n", help="Deal seeds of each turn's tournament."),
+    k: int = typer.Option(2, "--concurrency", "-k", help="Matches at once."),
+    max_load: float | None = typer.Option(
+        None,
+        "--max-load",
+        help="The worker waits at this 1-minute load (default: the CPUs; inf: never waits).",
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Matches/s of a tournament with the background analysis worker on, over off."""
+    import json
+
+    from arena.bench.analysis_worker import describe, measure
+
+    result = measure(db, rounds=rounds, games=games, k=k, max_load=max_load)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
+@app.command("card-play-loss")
+def card_play_loss(
+    db: str | None = typer.Option(None, "--db", help="The database of the recorded matches."),
+    against: str = typer.Option("heuristic", "--against", help="The reference bot's name."),
+    tournament: list[int] = typer.Option(  # noqa: B008
+        [], "--tournament", help="Only these tournaments (repeatable)."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Card-play loss of each bot against a reference, and matches needed by it and by wins."""
+    import json
+
+    from arena.bench.card_play_loss import describe, measure
+
+    result = measure(db, against, tournament or None)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
 @app.command("store")
 def store(
     matches: int = typer.Option(20, "--matches", help="Matches of each kind to record."),

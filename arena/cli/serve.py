@@ -173,12 +173,22 @@ def serve(
             "(Secure cookies, HSTS).",
         ),
     ] = False,
+    analysis: Annotated[
+        str,
+        typer.Option(
+            "--analysis",
+            envvar="ARENA_ANALYSIS",
+            help="Analyse recorded matches in the background (docs/analysis.md): off, or the "
+            "number of low-priority processes.",
+        ),
+    ] = "1",
 ) -> None:
     """Serve the arena over gRPC: submit bots, run and watch tournaments, read the leaderboard.
 
     Writes need a token (`arena token create NAME`). Health checking and server reflection are
     on, so grpcurl or `buf curl` can list and call the service. SIGTERM shuts down gracefully.
     """
+    from arena.analysis_worker import parse_analysis
     from arena.errors import ArenaError
     from arena.ladder import LadderSettings
     from arena.ladder.house import parse_house
@@ -232,6 +242,7 @@ def serve(
             ray_worker_cpus=ray_worker_cpus,
             web_listen=web,
             web_behind_tls=web_behind_tls,
+            analysis_processes=parse_analysis(analysis),
             ladder=(
                 LadderSettings(
                     concurrency=ladder_concurrency,

@@ -30,17 +30,29 @@ def web(
             "Secure and every response carries HSTS.",
         ),
     ] = False,
+    analysis: Annotated[
+        str,
+        typer.Option(
+            "--analysis",
+            envvar="ARENA_ANALYSIS",
+            help="Analyse recorded matches in the background (docs/analysis.md): off, or the "
+            "number of low-priority processes.",
+        ),
+    ] = "1",
 ) -> None:
     """Serve the web arena for a database: open the printed URL in a browser.
 
     Read-only but for signing in; the pages update live while a tournament is played into the
     same database by another process (`arena tournament run`). Ctrl-C stops it.
     """
+    from arena.analysis_worker import AnalysisWorkers, parse_analysis
     from arena.service.submission import default_data_dir
     from arena.store import Store
+    from arena.store.database import resolve_url
     from arena.web import WebConfig, WebServer, parse_listen
 
     parse_listen(listen)  # a bad address is told before the database is opened
+    processes = parse_analysis(analysis)
     with Store.open(db) as store:
         # The bots' logs (the owner's logs page) are in the database's data folder.
         config = WebConfig(data_dir=data_dir or default_data_dir(db), secure_cookies=behind_tls)
@@ -50,4 +62,12 @@ def web(
             file=sys.stderr,
             flush=True,
         )
-        server.run()
+        workers = None
+        if processes:
+            workers = AnalysisWorkers(resolve_url(db).render_as_string(False), processes)
+            workers.start()
+        try:
+            server.run()
+        finally:
+            if workers is not None:
+                workers.stop()

@@ -70,6 +70,8 @@ class ServerConfig:
     """Also serve the web arena (arena.web) over the same store on this HOST:PORT."""
     web_behind_tls: bool = False
     """The web arena is reached over HTTPS through a proxy: Secure cookies and HSTS."""
+    analysis_processes: int = 0
+    """Low-priority processes analysing recorded matches (``arena.analysis_worker``); 0: none."""
     sandbox: str | None = None
     """auto, on or off (``arena.sandbox``); default ``$ARENA_SANDBOX``, else auto."""
     insecure_no_sandbox: bool = False
@@ -182,6 +184,14 @@ class ArenaServer:
                     executor=executor,
                     logs=logs_root(data_dir),
                 )
+            self.analysis = None
+            if config.analysis_processes:
+                from arena.analysis_worker import AnalysisWorkers
+                from arena.store.database import resolve_url
+
+                self.analysis = AnalysisWorkers(
+                    resolve_url(config.db).render_as_string(False), config.analysis_processes
+                )
             self.web = None
             if config.web_listen is not None:
                 from arena.web import WebConfig, WebServer
@@ -274,6 +284,8 @@ class ArenaServer:
         self._on_loop(start())
         if self.web is not None:
             self.web.start()
+        if self.analysis is not None:
+            self.analysis.start()
         if self.config.resume_tournaments:
             self.resumed = self.tournaments.resume_interrupted()
         if self.ladder is not None:
@@ -306,6 +318,8 @@ class ArenaServer:
         self._close_loop()
         if self.web is not None:
             self.web.stop()
+        if self.analysis is not None:
+            self.analysis.stop()
         self.store.close()
 
     def _close_loop(self) -> None:

@@ -242,6 +242,26 @@ class Match(Base):
     for its earlier games: ``rating_order.py``)."""
 
 
+class MatchAnalysisRow(Base):
+    """A match's double-dummy analysis (arena.analysis), with the solver version that made it:
+    a newer solver's analysis replaces it. Per seat, the sum of its par losses over the
+    complete hands and their number, so card-play loss per version is one aggregate query."""
+
+    __tablename__ = "match_analyses"
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    match_pk: Mapped[int] = mapped_column(ForeignKey("matches.id"), unique=True)
+    solver_version: Mapped[str] = mapped_column(String(20), index=True)
+    data: Mapped[dict[str, Any]]
+    """``arena.analysis.analysis_to_dict``."""
+    hands: Mapped[int]
+    """Complete hands analysed (the samples of card-play loss)."""
+    loss0: Mapped[int]
+    loss1: Mapped[int]
+    blunders0: Mapped[int]
+    blunders1: Mapped[int]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class Setting(Base):
     """Database-wide settings, such as the TrueSkill environment the ratings were computed with."""
 

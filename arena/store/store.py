@@ -1,15 +1,16 @@
 """The store: the library API over the database, ``Store``, composed of one part per thing it
 keeps: bots and versions (``bots``), matches (``matches``), tournaments (``tournaments``),
 ratings (``ratings_store``), API tokens (``tokens``), the ladder's state
-(``ladder_state``), the service's submissions that its quotas count (``quotas``) and the web
-arena's sessions (``web_sessions``), over a
-shared core (``core``: the
-engine, sessions, errors and dialect). ``Store.open`` checks the schema and connects them."""
+(``ladder_state``), matches' analyses (``analyses``), the service's submissions that its quotas
+count (``quotas``) and the web arena's sessions (``web_sessions``), over a shared core
+(``core``: the engine, sessions, errors and dialect). ``Store.open`` checks the schema and
+connects them."""
 
 from __future__ import annotations
 
 from arena.ratings import RatingConfig
 from arena.store import migrate
+from arena.store.analyses import AnalysesMixin
 from arena.store.bots import BotsMixin
 from arena.store.core import connect, guarded
 from arena.store.database import display_url
@@ -24,6 +25,7 @@ from arena.store.web_sessions import WebSessionsMixin
 
 
 class Store(
+    AnalysesMixin,
     MatchesMixin,
     BotsMixin,
     TournamentsMixin,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+import math
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
@@ -41,10 +42,11 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from arena.analysis import PlayClass
 from arena.ladder.runner import LADDER_KEY
 from arena.ratings import INTERVAL_Z, conservative_score
 from arena.referee.replay import ReplayError, hands_of
-from arena.rules import ENGINE_VERSION
+from arena.rules import ENGINE_VERSION, RulesError
 from arena.rules.cards import card_name
 from arena.store import MatchSummary, NotFoundError, NotOwnerError, Store, StoreError
 from arena.store.rated import describe_unrated
@@ -62,7 +64,7 @@ from arena.visibility import (
 )
 from arena.web import queries
 from arena.web.headers import SecurityHeaders
-from arena.web.history import RatingHistory
+from arena.web.history import Point, RatingHistory
 from arena.web.live import LiveHub
 from arena.web.logs import bot_log
 from arena.web.plot import rating_plot
@@ -76,8 +78,10 @@ INTERVAL_K = INTERVAL_Z
 """The leaderboard's interval is mu ± 1.96 sigma, the 95 % interval the CLI and service show."""
 LEADERBOARD_SORTS = (
     "rank", "bot", "version", "mu", "sigma", "score", "low", "high", "matches", "wins",
-    "losses", "draws", "faults",
+    "losses", "draws", "faults", "card_play_loss",
 )
+WORST_SHOWN = 5
+"""A bot's costliest recent plays shown on its page."""
 PAGE_ROWS = 100
 """Rows of a leaderboard page, on the site and in the API (``per_page`` changes it)."""
 MAX_PAGE_ROWS = 1000
@@ -227,9 +231,14 @@ def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
             f'<rect class="mu" x="{pct(r["mu"])}" y="0" width="2" height="10"/></svg></td>'
             f'<td class="matches num">{r["matches"]}</td><td class="wins num">{r["wins"]}</td>'
             f'<td class="losses num">{r["losses"]}</td><td class="draws num">{r["draws"]}</td>'
-            f'<td class="faults num{" warn" if r["faults"] else ""}">{r["faults"]}</td></tr>'
+            f'<td class="faults num{" warn" if r["faults"] else ""}">{r["faults"]}</td>'
+            f'<td class="card_play_loss num">{_loss_cell(r["card_play_loss"])}</td></tr>'
         )
     return Markup("\n".join(out))
+
+
+def _loss_cell(value: float | None) -> str:
+    return "&ndash;" if value is None else f"{value:.1f}"
 
 
 @dataclass
@@ -318,7 +327,10 @@ class WebArena:
         per_page = int_param(request, "per_page", PAGE_ROWS, 1, MAX_PAGE_ROWS) or PAGE_ROWS
         if tid is not None:
             return self._leaderboard(sort, order, tid, min_matches, page, per_page, None)
-        fingerprint = queries.ratings_fingerprint(self.store)
+        fingerprint = (
+            queries.ratings_fingerprint(self.store),
+            self.store.analyses_fingerprint(),
+        )
         key = ("board", sort, order, min_matches, page, per_page, fingerprint)
         return dict(
             self.cached(
@@ -340,9 +352,11 @@ class WebArena:
             info, _config, standings = tournament_standings(self.store, tid)
             tournament = {"id": info.id, "status": info.status.value}
             source = [r for r in standings.leaderboard if r.matches >= min_matches]
+        losses = self.store.card_play_losses()
         rows = []
         for rank, r in enumerate(source, start=1):
             mu, sigma = r.mu, r.sigma
+            loss = losses.get(getattr(r, "bot_version_id", None))  # type: ignore[arg-type]
             rows.append(
                 {
                     "rank": getattr(r, "rank", rank), "bot": r.bot, "version": r.version,
@@ -351,11 +365,17 @@ class WebArena:
                     "matches": r.matches, "wins": r.wins, "losses": r.losses,
                     "draws": r.draws, "faults": r.faults,
                     "bot_version_id": getattr(r, "bot_version_id", None),
+                    "card_play_loss": None if loss is None else loss.per_hand,
                 }
             )
         if not order:
-            order = "asc" if sort in ("rank", "bot", "version", "sigma") else "desc"
-        rows.sort(key=lambda r: r[sort], reverse=order == "desc")
+            order = (
+                "asc" if sort in ("rank", "bot", "version", "sigma", "card_play_loss") else "desc"
+            )
+        missing = math.inf if order == "asc" else -math.inf  # rows without a figure go last
+        rows.sort(
+            key=lambda r: missing if r[sort] is None else r[sort], reverse=order == "desc"
+        )
         total = len(rows)
         pages = max(1, -(-total // per_page))
         if page > pages:
@@ -441,6 +461,71 @@ class WebArena:
                     for v, pts in history
                 ],
                 f"Rating history of {detail.name}: mu with a mu ± 1.96 sigma band",
+            ),
+            **self._card_play(
+                detail.name, [(v.id, v.label) for v in detail.versions], recent, policy
+            ),
+        }
+
+    def _card_play(
+        self,
+        name: str,
+        versions: list[tuple[int, str]],
+        recent: list[MatchSummary],
+        policy: Visibility,
+    ) -> dict[str, Any]:
+        """The bot's card-play loss per hand over its analysed matches, one series per version
+        (the running mean, with a 95 % band over matches), and its costliest recent plays."""
+        series = []
+        for vid, label in versions:
+            points = []
+            hands = loss = 0
+            means: list[float] = []
+            for seq, h, lo in self.store.loss_history(vid):
+                if not h:
+                    continue
+                hands, loss = hands + h, loss + lo
+                means.append(lo / h)
+                n = len(means)
+                spread = 0.0
+                if n > 1:
+                    m = sum(means) / n
+                    spread = math.sqrt(sum((x - m) ** 2 for x in means) / (n - 1) / n)
+                # the plot's band is ± 2 sigma: sigma = half the 95 % interval / 2
+                points.append(Point(seq, loss / hands, INTERVAL_Z * spread / 2))
+            series.append((f"{name}@{label}", points))
+        worst = []
+        for m in recent:
+            if policy.sealed(m):
+                continue  # its analysis is sealed with its record (arena.visibility)
+            analysis = self.store.get_analysis(m.match_id)
+            if analysis is None:
+                continue
+            seats = [s for s in (0, 1) if m.players[s].rpartition("@")[0] == name]
+            worst.extend(
+                (p.loss, m.match_id, p)
+                for p in analysis.plays
+                if p.seat in seats and not p.substituted and p.kind is PlayClass.BLUNDER
+            )
+        worst.sort(key=lambda w: (-w[0], w[1], w[2].step))
+        return {
+            "card_play_loss": [
+                {"version": label, "matches": len(pts), "per_hand": pts[-1].mu if pts else None}
+                for label, pts in series
+            ],
+            "worst_blunders": [
+                {
+                    "match_id": match_id, "step": p.step, "hand_number": p.hand_number,
+                    "trick": p.trick, "card": card_name(p.card), "loss": loss,
+                    "best": [card_name(c) for c in p.best],
+                }
+                for loss, match_id, p in worst[:WORST_SHOWN]
+            ],
+            "_loss_plot": rating_plot(
+                series,
+                f"Card-play loss per hand of {name}: running mean with a 95 % band",
+                axis="analysed matches",
+                value="card-play loss",
             ),
         }
 
@@ -732,6 +817,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
     def bot_api(request: Request) -> Response:
         data = arena.bot(request.path_params["name"], arena.policy(request))
         data.pop("_plot")
+        data.pop("_loss_plot")
         return JSONResponse(data)
 
     def tournaments_page(request: Request) -> Response:
@@ -808,6 +894,20 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
             data["replay_error"] = str(exc)
         data["decisions"] = result_to_dict(stored.result)["decisions"]
         return JSONResponse(data)
+
+    def analysis_api(request: Request) -> Response:
+        """The match's double-dummy analysis (docs/analysis.md): stored, or made now and stored."""
+        match_id = request.path_params["match_id"]
+        stored = store.get_match(match_id)  # 404 for an unknown match
+        arena.policy(request).check_analysis(stored.summary)  # sealed with its record: 403
+        try:
+            analysis = store.analysis_for(match_id)
+        except (RulesError, ValueError) as exc:
+            raise HTTPException(409, f"match {match_id} cannot be analysed: {exc}") from None
+        from arena.analysis import analysis_to_dict
+
+        body = {"match_id": match_id, "players": list(stored.summary.players)}
+        return JSONResponse(body | analysis_to_dict(analysis))
 
     def frames_api(request: Request) -> Response:
         view = choice_param(request, "view", VIEWS, "spectator")
@@ -922,6 +1022,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         Route("/api/tournaments/{tid}/update", _timed(tournament_update_api)),
         Route("/api/matches/{match_id:str}", _timed(match_api)),
         Route("/api/matches/{match_id:str}/frames", _timed(frames_api)),
+        Route("/api/matches/{match_id:str}/analysis", _timed(analysis_api)),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(

@@ -30,9 +30,15 @@ def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return out
 
 
-def rating_plot(series: Sequence[tuple[str, Sequence[Point]]], title: str) -> str:
+def rating_plot(
+    series: Sequence[tuple[str, Sequence[Point]]],
+    title: str,
+    axis: str = "rated matches",
+    value: str = "μ",
+) -> str:
     """One line and band per version (label, points from the initial rating on); x is the
-    number of rated matches the version had played."""
+    number of rated matches the version had played (``axis`` names it), y ``value`` with a band
+    of ± 2 ``sigma``."""
     drawn = [(label, pts) for label, pts in series if pts]
     if not drawn:
         return ""
@@ -82,13 +88,13 @@ def rating_plot(series: Sequence[tuple[str, Sequence[Point]]], title: str) -> st
         last = pts[-1]
         parts.append(
             f'<circle class="end" cx="{x(len(pts) - 1):.1f}" cy="{y(last.mu):.1f}" r="3">'
-            f"<title>{escape(label)}: μ {last.mu:.2f} ± {BAND * last.sigma:.2f} after "
-            f"{len(pts) - 1} rated matches</title></circle>"
+            f"<title>{escape(label)}: {value} {last.mu:.2f} ± {BAND * last.sigma:.2f} after "
+            f"{len(pts) - 1} {escape(axis)}</title></circle>"
         )
         parts.append("</g>")
     parts.append(
         f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 0}" class="axis" '
-        'text-anchor="middle">rated matches</text>'
+        f'text-anchor="middle">{escape(axis)}</text>'
     )
     parts.append("</svg>")
     return "".join(parts)

@@ -15,6 +15,11 @@
   let handStarts = {};
   let step = 0;
   let timer = null;
+  // The double-dummy analysis (/api/matches/{id}/analysis), by decision index: plays[i] is the
+  // analysis of decision i when it was a card played. Loaded after the frames; optional.
+  let plays = {};
+  let analysisState = "loading";
+  const CLASS_TEXT = { best: "best", inaccuracy: "inaccuracy", mistake: "mistake", blunder: "blunder" };
 
   const cardName = (c) => RANKS[c % 13] + SUITS[Math.floor(c / 13)];
   function cardSvg(c, cls = "") {
@@ -109,6 +114,7 @@
       last += `<div class="scored" id="scored">Hand ${f.hand} scored: seat 0 ${sc.points[0] >= 0 ? "+" : ""}${sc.points[0]}${sc.bag_penalties[0] ? ` (sandbag ${sc.bag_penalties[0]})` : ""}, seat 1 ${sc.points[1] >= 0 ? "+" : ""}${sc.points[1]}${sc.bag_penalties[1] ? ` (sandbag ${sc.bag_penalties[1]})` : ""} → scores ${sc.scores[0]} : ${sc.scores[1]}, bags ${sc.bags[0]} / ${sc.bags[1]}</div>`;
     }
     $("last-action").innerHTML = last;
+    renderAnalysis(f);
     $("trick-list").innerHTML = f.tricks.filter((x) => x.winner !== null).map((x) =>
       `<li>seat ${x.leader} led ${x.cards.map((c) => cardSvg(c, "small")).join("")} <span class="win">→ seat ${x.winner}</span></li>`).join("");
     $("step-text").textContent = `step ${step} of ${frames.length - 1} · hand ${f.hand}`;
@@ -118,6 +124,55 @@
     $("permalink").href = url;
     history.replaceState(null, "", url);
     root.dataset.rendered = String(step);
+  }
+
+  // In a seat's view the analysis uses the other hand's cards: shown only once the hand is over.
+  function analysisShown(f, play) {
+    if (!view.startsWith("seat")) return true;
+    return f.hand > play.hand_number || f.over || (f.hand === play.hand_number && f.scored);
+  }
+  const signed = (v) => (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v);
+  function renderAnalysis(f) {
+    const box = $("analysis");
+    const on = $("show-analysis").checked;
+    box.hidden = !on;
+    root.dataset.analysis = on ? analysisState : "off";
+    if (!on) return;
+    if (analysisState !== "ready") {
+      box.innerHTML = `<span class="sub">analysis ${esc(analysisState)}</span>`;
+      return;
+    }
+    const lines = [];
+    const done = plays[step - 1];
+    if (done && analysisShown(f, done)) {
+      const best = done.best.join(" ");
+      lines.push(`<div class="mark ${done.class}" id="mark" data-class="${done.class}" data-step="${step - 1}">` +
+        `seat ${done.seat} played ${esc(done.card)}: <b>${CLASS_TEXT[done.class]}</b>` +
+        (done.loss ? ` (par loss ${done.loss}; best ${esc(best)})` : "") + "</div>");
+      const played = document.querySelector(`#trick .played [data-card="${done.card}"]`);
+      if (played) played.closest(".played").classList.add("mark-" + done.class);
+    }
+    const next = plays[step];
+    if (next && analysisShown(f, next)) {
+      const other = 1 - next.seat;
+      lines.push(`<div class="par" id="par">par: seat ${next.seat} ${signed(next.par)}, seat ${other} ${signed(-next.par)}` +
+        ` · best for seat ${next.seat}: ${esc(next.best.join(" "))}</div>`);
+    }
+    const held = (done && !analysisShown(f, done)) || (next && !analysisShown(f, next));
+    if (held && !lines.length) lines.push('<span class="sub" id="analysis-held">analysis shown after the hand in a seat view</span>');
+    box.innerHTML = lines.join("");
+  }
+
+  function loadAnalysis() {
+    fetch(`/api/matches/${encodeURIComponent(matchId)}/analysis`)
+      .then((r) => { if (!r.ok) throw new Error(`HTTP ${r.status}`); return r.json(); })
+      .then((data) => {
+        plays = {};
+        for (const h of data.hands) for (const p of h.plays) plays[p.step] = { ...p, hand_number: h.hand_number };
+        analysisState = "ready";
+        render();
+      })
+      .catch((err) => { analysisState = `unavailable (${err.message})`; render(); });
   }
 
   function go(n) {
@@ -186,7 +241,9 @@
         location.search = `?view=${a.dataset.view}&step=${step}`;
       });
     }
+    $("show-analysis").onchange = () => render();
     go(start);
+    loadAnalysis();
   }
 
   fetch(`/api/matches/${encodeURIComponent(matchId)}/frames?view=${view}`)
