@@ -363,11 +363,16 @@ def test_the_web_keeps_the_paused_tournaments_deals(served: Served) -> None:
             for v in ("spectator", "seat0", "seat1")
         ]
         assert [f.status_code for f in frames] == [403, 403, 403]
+        # Its double-dummy analysis is computed from the deal: sealed with the record.
+        analysis = http.get(f"/api/matches/{served.sealed_match}/analysis")
+        assert analysis.status_code == 403 and SEALED in analysis.text
+        assert http.get(f"/api/matches/{served.crash_match}/analysis").status_code in (200, 409)
         # Sealed for the owner of both seats' bots and an admin too.
         for token in (served.alice, served.admin):
             again = http.get(f"/api/matches/{served.sealed_match}", headers=_bearer(token))
             assert again.json()["sealed"] and "decisions" not in again.json()
-        bodies = [page.text, api.text, match_page.text, match_api.text, *(f.text for f in frames)]
+        bodies = [page.text, api.text, match_page.text, match_api.text, analysis.text]
+        bodies += [f.text for f in frames]
         for body in bodies:
             for secret in served.secrets():
                 assert secret not in body
