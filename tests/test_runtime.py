@@ -449,7 +449,7 @@ def test_stderr_flood_is_capped_and_the_arena_unaffected(bot_root: Path, tmp_pat
     assert time.monotonic() - started < 5.0
     assert_nothing_left(bot)
     text = log_text(bot)
-    assert text.startswith("limits ")
+    assert text.startswith("[arena] BotStart runtime_stderr_flood\nlimits ")
     assert f"log limit of {limit} bytes reached" in text
     assert text.endswith(f"[arena] {bot.log_dropped_bytes} more bytes of output were dropped\n")
     assert bot.log_path.stat().st_size <= limit + 300

@@ -97,8 +97,12 @@ class CappedLog:
     def dropped_bytes(self) -> int:
         return self.total_bytes - self.written_bytes
 
-    def tail(self, lines: int = 10) -> str:
-        """The last ``lines`` non-empty lines of the output."""
+    def tail(self, lines: int = 10, *, wait_s: float = 0.0) -> str:
+        """The last ``lines`` non-empty lines of the output; with ``wait_s``, after waiting up
+        to that long for the end of the output (the bot has exited: what it wrote last may
+        still be in the pipe, not yet read)."""
+        if wait_s > 0:
+            self._thread.join(wait_s)
         with self._lock:
             text = self._tail.decode("utf-8", errors="replace")
         kept = [line.rstrip() for line in text.splitlines() if line.strip()]

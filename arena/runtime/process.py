@@ -270,8 +270,10 @@ class RunningBot:
         return self._process.log.dropped_bytes
 
     def log_tail(self, lines: int = 10) -> str:
-        """The last lines of the bot's output, kept in memory even past the log limit."""
-        return self._process.log.tail(lines)
+        """The last lines of the bot's output, kept in memory even past the log limit; of a
+        bot that has exited, once its output is read to the end (a moment at most)."""
+        exited = self._process.popen.poll() is not None
+        return self._process.log.tail(lines, wait_s=0.5 if exited else 0.0)
 
     @property
     def returncode(self) -> int | None:
