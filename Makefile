@@ -13,8 +13,8 @@ $(VENV)/.installed: pyproject.toml setup.py arena/referee/_wire.c
 	@$(PYTHON) -m venv $(VENV)
 	@echo "setup: upgrading pip"
 	@$(PY) -m pip install --quiet --upgrade pip
-	@echo "setup: installing the arena, its dev tools and Ray into $(VENV) (pip install -e '.[dev,ray]'; it builds the referee's C request encoder where a C compiler is found)"
-	@$(PY) -m pip install --quiet -e '.[dev,ray]'
+	@echo "setup: installing the arena, its dev tools, Ray and the research environments into $(VENV) (pip install -e '.[dev,ray,research]'; it builds the referee's C request encoder where a C compiler is found)"
+	@$(PY) -m pip install --quiet -e '.[dev,ray,research]'
 	@touch $@
 
 $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json
