@@ -197,3 +197,23 @@ def test_from_hand_starts_a_hand_in_a_given_position() -> None:
         Match.from_hand(
             RuleSet(), hand_number=1, first_drawer=0, scores=(0, 0), bags=(0, 0), stock=stock[:-1]
         )
+
+
+def test_the_environments_fast_encoder_gives_the_observations_array() -> None:
+    """``encode_match`` (from the engine's plain values, the environments' step) and
+    ``encode`` (from an Observation, the SDK's) give the same array in every state."""
+    for seed, rules in (
+        (1, RuleSet(max_hands=2)),
+        (2, RuleSet(max_hands=2, draw_decision_public=True)),
+    ):
+        m, rng = Match(seed, rules), random.Random(seed)
+        while True:
+            for seat in (0, 1):
+                picked = (3, 17) if m.to_act == seat else ()
+                assert np.array_equal(
+                    encoding.encode_match(m, seat, picked),
+                    encoding.encode(m.observation(seat), picked),
+                )
+            if m.is_over:
+                break
+            m.apply(m.random_action(rng))

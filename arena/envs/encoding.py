@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arena.rules import Decision, Observation, RuleSet, SeatView, TrickView
+from arena.rules import Decision, Match, Observation, RuleSet, SeatView, TrickView
 
 DECISIONS = (Decision.DOUBLE_NIL, Decision.DRAW, Decision.EXCHANGE, Decision.BID, Decision.PLAY)
 _DECISION_INDEX = {d: i for i, d in enumerate(DECISIONS)}
@@ -102,6 +102,82 @@ def _encode_seat(v: np.ndarray, base: int, s: SeatView, rules: RuleSet) -> None:
     for t, kept in enumerate(s.draw_choices or ()):
         v[base + S_DRAWS + 2 * t] = 1.0
         v[base + S_DRAWS + 2 * t + 1] = kept
+
+
+def _mask_bits(mask: int) -> np.ndarray:
+    """A card mask as 52 zeros and ones."""
+    return _UNPACK(np.frombuffer(mask.to_bytes(7, "little"), np.uint8), bitorder="little")[:52]
+
+
+_UNPACK = np.unpackbits
+_SEAT_BLOCKS: dict[tuple[object, ...], np.ndarray] = {}
+"""Both seats' encoded public facts by (seats, seat, rules): they change a few times a hand."""
+
+
+def encode_match(match: Match, seat: int, picked: tuple[int, ...] = ()) -> np.ndarray:
+    """``encode(match.observation(seat), picked)``, from the engine's plain values
+    (``Match.information_set``) without building the Observation: the environments' step."""
+    (
+        hand_number,
+        first_drawer,
+        hand,
+        looking_at,
+        own_discards,
+        stock_size,
+        seats,
+        plays,
+        winners,
+        broken,
+        aside,
+    ) = match.information_set(seat)
+    rules = match.rules
+    v = np.zeros(SIZE, np.float32)
+    decision = match.decision
+    to_act = match.to_act
+    if decision is not None:
+        v[DECISION + _DECISION_INDEX[decision]] = 1.0
+    v[TO_ACT] = to_act == seat
+    v[SEAT] = seat
+    v[FIRST_DRAWER] = first_drawer == seat
+    if hand:
+        v[HAND : HAND + 52] = _mask_bits(hand)
+    if looking_at is not None:
+        v[LOOKING_AT + looking_at] = 1.0
+    for t, c in enumerate(own_discards, 1):
+        v[OWN_DISCARDS + c] = t / 13
+    if aside:
+        v[PUT_ASIDE : PUT_ASIDE + 52] = _mask_bits(aside)
+    for c in picked:
+        v[PICKED + c] = 1.0
+    if plays:
+        leader = first_drawer ^ 1
+        n_won = len(winners)
+        for i, c in enumerate(plays):
+            t, second = divmod(i, 2)
+            player = leader ^ second
+            v[(PLAYED_BY_ME if player == seat else PLAYED_BY_OPP) + c] = (i + 1) / 26
+            if second and t < n_won:
+                leader = winners[t]
+    v[STOCK] = stock_size / 52
+    v[BROKEN] = broken
+    v[HAND_NUMBER] = hand_number / rules.max_hands
+    key = (seats, seat, rules)
+    block = _SEAT_BLOCKS.get(key)
+    if block is None:
+        scratch = np.zeros(SIZE, np.float32)
+        for k, s in enumerate((seat, seat ^ 1)):
+            _encode_seat(scratch, SEATS + k * SEAT_SIZE, seats[s], rules)
+        block = scratch[SEATS:RULES].copy()
+        if len(_SEAT_BLOCKS) >= 4096:
+            _SEAT_BLOCKS.clear()
+        _SEAT_BLOCKS[key] = block
+    v[SEATS:RULES] = block
+    v[RULES] = rules.target_score / RULE_SCALE
+    v[RULES + 1] = rules.max_hands / RULE_SCALE
+    v[RULES + 2] = rules.draw_decision_public
+    v[RULES + 3] = rules.double_nil_allowed
+    v[RULES + 4] = rules.nil_tricks_count_as_bags
+    return v
 
 
 @dataclass(frozen=True)

@@ -253,10 +253,14 @@ class SpadesState(pyspiel.State):
         m = self._match
         if m is None:  # the shuffle: the hand's facts but no card yet
             return self._before_the_draw(player), ()
-        obs = m.observation(player)
-        if self._exchange is not None and m.to_act == player:
-            return obs, self._exchange
-        return obs, self._picked if m.to_act == player else ()
+        return m.observation(player), self.picks_of(player)
+
+    def picks_of(self, player: int) -> tuple[int, ...]:
+        """The cards ``player`` has picked in its exchange under way (its own knowledge)."""
+        m = self._match
+        if m is None or m.to_act != player:
+            return ()
+        return self._exchange if self._exchange is not None else self._picked
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> SpadesState:
         """A state ``player_id`` cannot tell from this one, its hidden cards sampled
@@ -364,8 +368,12 @@ class SpadesObserver:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: SpadesState, player: int) -> None:
-        obs, picked = state.seat_observation(player)
-        encoding.encode(obs, picked, out=self.tensor)
+        m = state.match
+        if m is None:
+            obs, picked = state.seat_observation(player)
+            encoding.encode(obs, picked, out=self.tensor)
+        else:
+            self.tensor[:] = encoding.encode_match(m, player, state.picks_of(player))
 
     def string_from(self, state: SpadesState, player: int) -> str:
         obs, picked = state.seat_observation(player)

@@ -119,7 +119,7 @@ class raw_env(AECEnv):
         mask = np.zeros(ids.NUM_ACTIONS, np.int8)
         if to_act == seat:
             mask[ids.legal_ids(m, picked)] = 1
-        return {"observation": encoding.encode(m.observation(seat), picked), "action_mask": mask}
+        return {"observation": encoding.encode_match(m, seat, picked), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
