@@ -28,6 +28,7 @@ def test_measure_gives_each_rate_and_its_ratio_to_the_engine() -> None:
     assert min(r["matches"].values()) >= 1
 
 
+@pytest.mark.slow
 def test_the_command_prints_one_json_object() -> None:
     out = subprocess.run(
         [
@@ -49,6 +50,7 @@ def test_the_command_prints_one_json_object() -> None:
     assert json.loads(out.stdout)["target_ratio"] == 0.5
 
 
+@pytest.mark.slow
 def test_a_bad_duration_is_a_one_line_error() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "arena", "bench", "envs", "--seconds", "0"],

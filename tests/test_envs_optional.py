@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PROGRAM = """
@@ -33,6 +35,7 @@ main()
 """
 
 
+@pytest.mark.slow
 def test_the_cli_works_and_bench_envs_names_the_missing_extra() -> None:
     ok = subprocess.run(
         [sys.executable, "-c", PROGRAM, "--help"], cwd=ROOT, capture_output=True, text=True
