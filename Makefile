@@ -20,8 +20,8 @@ $(VENV)/.runtime: pyproject.toml setup.py arena/referee/_wire.c arena/analysis/_
 $(VENV)/.installed: $(VENV)/.runtime
 	@echo "setup: upgrading pip"
 	@$(PY) -m pip install --quiet --upgrade pip
-	@echo "setup: installing the dev tools and Ray into $(VENV) (pip install -e '.[dev,ray]')"
-	@$(PY) -m pip install --quiet -e '.[dev,ray]'
+	@echo "setup: installing the dev tools, Ray and the research environments into $(VENV) (pip install -e '.[dev,ray,research]')"
+	@$(PY) -m pip install --quiet -e '.[dev,ray,research]'
 	@touch $@
 
 $(NODE_BOT)/node_modules/.package-lock.json: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json

@@ -86,6 +86,24 @@ def card_play_loss(
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
+@app.command("envs")
+def envs(
+    seconds: float = typer.Option(5.0, "--seconds", help="Time to measure (each side)."),
+    seed: int = typer.Option(0, "--seed", help="First match seed and the players' RNG seed."),
+    max_hands: int = typer.Option(200, "--max-hands", help="Hand limit of a match (R-6.3)."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """PettingZoo steps/s and OpenSpiel random-simulation steps/s beside the engine's
+    decisions/s, in one run (needs the research extra)."""
+    import json
+
+    from arena.bench.envs import describe, measure
+    from arena.rules import RuleSet
+
+    result = measure(seconds=seconds, seed=seed, rules=RuleSet(max_hands=max_hands))
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
 @app.command("store")
 def store(
     matches: int = typer.Option(20, "--matches", help="Matches of each kind to record."),

@@ -26,7 +26,11 @@ they were two thirds of the demo's work, at 50 the demo's tournament takes about
 cores. Every other pairing ends at the target well before 50 hands, or is adjudicated with a
 clear leader."""
 DEMO_SEED = 2024
-DEMO_LEFT_OUT = {"expert": "it searches for 100 ms a decision; play it with `arena tournament run`"}
+DEMO_LEFT_OUT = {
+    "expert": "it searches for 100 ms a decision; play it with `arena tournament run`",
+    "openspiel_ismcts": "it searches (OpenSpiel's ISMCTS) and needs the research extra; play it "
+    "with `arena compare`",
+}
 """Sample bots too slow for a demo of about a minute, with the reason told."""
 
 

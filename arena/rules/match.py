@@ -203,6 +203,57 @@ class Match:
         m._start_hand()
         return m
 
+    @classmethod
+    def from_hand(
+        cls,
+        rules: RuleSet,
+        *,
+        hand_number: int,
+        first_drawer: int,
+        scores: tuple[int, int],
+        bags: tuple[int, int],
+        stock: Sequence[int],
+        exchange_draws: Sequence[int] = (),
+        seed: int = 0,
+    ) -> Match:
+        """A match at the start of hand ``hand_number`` with those scores and bag counts, its
+        stock ``stock`` (top card first), its Double Nil exchanges drawing ``exchange_draws``
+        first (those still on the pile, R-3.4), then by ``exchange_order(seed, h)``.
+
+        For games whose chance is dealt outside the engine (OpenSpiel's chance nodes) and for
+        search that samples the hidden cards of a position; later hands follow ``seed``. A
+        referee uses ``Match(seed)``.
+        """
+        if type(hand_number) is not int or not 1 <= hand_number <= rules.max_hands:
+            raise ValueError(f"hand_number must be 1 to max_hands (R-6.3), got {hand_number!r}")
+        if first_drawer not in (0, 1) or type(first_drawer) is not int:
+            raise ValueError(f"first_drawer must be seat 0 or 1 (R-1.3), got {first_drawer!r}")
+        if len(scores) != 2 or any(type(s) is not int for s in scores):
+            raise ValueError(f"scores must be two ints, got {scores!r}")
+        if len(bags) != 2 or any(type(b) is not int or not 0 <= b < 10 for b in bags):
+            raise ValueError(f"bags must be two counts 0-9 (R-5.5), got {bags!r}")
+        stock = list(stock)
+        if sorted(stock) != list(range(NUM_CARDS)) or any(type(c) is not int for c in stock):
+            raise ValueError("the stock must hold each of the 52 cards (ints 0-51) once")
+        draws = list(exchange_draws)
+        if len(set(draws)) != len(draws) or any(
+            type(c) is not int or not 0 <= c < NUM_CARDS for c in draws
+        ):
+            raise ValueError(f"exchange draws must be distinct cards 0-51, got {draws!r}")
+        m = cls(seed, rules)
+        m._hand_number = hand_number
+        m._first_drawer = first_drawer
+        m._scores = list(scores)
+        m._bags = list(bags)
+        m._start_hand()
+        m._stock = stock
+        if draws:
+            taken = mask_of(draws)
+            m._xorder = draws + [
+                c for c in exchange_order(seed, hand_number) if not taken >> c & 1
+            ]
+        return m
+
     # --- what the referee asks -------------------------------------------------------------
 
     @property

@@ -7,6 +7,7 @@ arena. Every entrant is known by the directory its process is started from.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from collections.abc import Sequence
@@ -55,9 +56,22 @@ def sample_bot_dirs() -> dict[str, Path]:
     return out
 
 
+SAMPLE_MODULES = {"openspiel_ismcts": ("pyspiel", "pip install -e '.[research]'")}
+"""Sample bots that import a Python package the arena's own install does not bring: the module,
+and how to install it."""
+
+
 def sample_bot_unavailable(path: Path) -> str | None:
     """Why a sample bot cannot run on this machine (no ``node``, no ``npm ci``, a compiled bot
-    not built), or None."""
+    not built, a Python package not installed), or None."""
+    needs = SAMPLE_MODULES.get(path.name)
+    if needs is not None:
+        try:
+            found = importlib.util.find_spec(needs[0]) is not None
+        except ImportError:
+            found = False
+        if not found:
+            return f"it needs the Python package {needs[0]} ({needs[1]})"
     command = load_manifest(path).command
     program = command[0] if command else ""
     if "/" in program:  # a program of the bot's own, relative to its directory

@@ -1,0 +1,169 @@
+"""Two-player Spades as a PettingZoo AEC environment, on the arena's engine.
+
+    from arena.envs import spades_v0
+
+    env = spades_v0.env(reward="win_loss")
+    env.reset(seed=7)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        action = None if termination or truncation else policy(observation)
+        env.step(action)
+
+Agents ``player_0`` and ``player_1`` are seats 0 and 1 (seat 0 draws first in hand 1, R-1.3).
+Actions: ``arena.envs.actions`` (71 ids); observations: ``{"observation": float32[SIZE],
+"action_mask": int8[71]}`` (``arena.envs.encoding``), all zero in the mask of the seat not to
+act. Rewards: ``"win_loss"`` gives +1/-1 (0 for a draw by R-6.3) when the match ends;
+``"points"`` gives each seat what its score changed by at the end of every hand (R-5), so a
+seat's return is its final score. Pass ``rules=RuleSet(max_hands=1)`` for one-hand episodes.
+The game is turn-based, so there is no parallel form (PettingZoo's ``aec_to_parallel`` is for
+simultaneous moves).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from arena.envs import actions as ids
+from arena.envs import encoding
+from arena.envs.render import render_table
+from arena.rules import Match, RuleSet
+
+REWARDS = ("win_loss", "points")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's usual guards: an illegal action ends the episode with
+    reward -1 for the seat that made it, out-of-range actions and calls out of order raise."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv):
+    """The bare environment: an illegal action raises ``IllegalEnvActionError``."""
+
+    metadata = {
+        "name": "spades_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        rules: RuleSet | None = None,
+        reward: str = "win_loss",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be 'human' or 'ansi'; got {render_mode!r}")
+        self.rules = rules or RuleSet()
+        self.reward_kind = reward
+        self.render_mode = render_mode
+        self.possible_agents = ["player_0", "player_1"]
+        self.agents = self.possible_agents[:]
+        low = np.zeros(encoding.SIZE, np.float32)
+        high = np.ones(encoding.SIZE, np.float32)
+        for k in range(2):  # scores have no bound (R-5.6); the rule set's numbers none either
+            low[encoding.SEATS + k * encoding.SEAT_SIZE + encoding.S_SCORE] = -np.inf
+            high[encoding.SEATS + k * encoding.SEAT_SIZE + encoding.S_SCORE] = np.inf
+        high[encoding.RULES : encoding.RULES + 2] = np.inf
+        space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (ids.NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(ids.NUM_ACTIONS) for a in self.possible_agents}
+        self.np_random, _ = seeding.np_random(None)
+        self.match: Match | None = None
+        self._picked: tuple[int, ...] = ()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new match; its engine seed is drawn from the environment's generator, which
+        ``seed`` seeds (so a seed gives the same stocks and exchange draws)."""
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        self.match = Match(int(self.np_random.integers(0, 2**63 - 1)), self.rules)
+        self._picked = ()
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[self.match.to_act or 0]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        m = self.match
+        assert m is not None, "reset() first"
+        seat = self.possible_agents.index(agent)
+        to_act = m.to_act
+        picked = self._picked if to_act == seat else ()
+        mask = np.zeros(ids.NUM_ACTIONS, np.int8)
+        if to_act == seat:
+            mask[ids.legal_ids(m, picked)] = 1
+        return {"observation": encoding.encode_match(m, seat, picked), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        m = self.match
+        assert m is not None and action is not None
+        engine_action, picked = ids.to_engine(m, int(action), self._picked)
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        if engine_action is None:
+            self._picked = picked
+        else:
+            hand, before = m.hand_number, m.scores
+            m.apply(engine_action)
+            self._picked = ()
+            if self.reward_kind == "points" and (m.hand_number != hand or m.is_over):
+                after = m.scores
+                for s, a in enumerate(self.possible_agents):
+                    self.rewards[a] = float(after[s] - before[s])
+            if m.is_over:
+                outcome = m.outcome
+                assert outcome is not None
+                for s, a in enumerate(self.possible_agents):
+                    self.terminations[a] = True
+                    if self.reward_kind == "win_loss" and outcome.winner is not None:
+                        self.rewards[a] = 1.0 if outcome.winner == s else -1.0
+            else:
+                self.agent_selection = self.possible_agents[m.to_act or 0]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        assert self.match is not None, "reset() first"
+        text = render_table(self.match, self._picked)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

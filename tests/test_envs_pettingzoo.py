@@ -1,0 +1,219 @@
+"""The PettingZoo environment: PettingZoo's own API and seed tests, the observation against the
+engine's information set at every step, rewards, the exchange's card-by-card actions."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test, seed_test
+
+from arena.envs import actions as ids
+from arena.envs import encoding, spades_v0
+from arena.rules import Decision, Match, RuleSet
+
+pytestmark = pytest.mark.research
+
+
+def test_pettingzoo_api_test_passes() -> None:
+    api_test(spades_v0.env(), num_cycles=400)
+    api_test(spades_v0.env(reward="points", rules=RuleSet(max_hands=1)), num_cycles=200)
+
+
+def test_pettingzoo_seed_test_passes() -> None:
+    seed_test(spades_v0.env, num_cycles=400)
+
+
+def _play(env: spades_v0.raw_env, rng: random.Random, check: bool = True) -> dict[str, float]:
+    """A random match to its end, checking each observation of both seats against the
+    engine's information set; the seats' returns."""
+    returns = {a: 0.0 for a in env.possible_agents}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        returns[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        m = env.match
+        assert m is not None
+        if check:
+            for seat, name in enumerate(env.possible_agents):
+                seen = env.observe(name)
+                decoded = encoding.decode(seen["observation"])
+                assert decoded.observation == m.observation(seat)  # exactly, both ways
+                if m.to_act != seat:
+                    assert not seen["action_mask"].any() and decoded.picked == ()
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(list(legal))))
+    return returns
+
+
+@pytest.mark.parametrize(
+    "rules", [RuleSet(max_hands=2), RuleSet(max_hands=2, draw_decision_public=True)]
+)
+def test_each_observation_is_exactly_the_seats_information_set(rules: RuleSet) -> None:
+    """Decoding an observation gives the engine's Observation of that seat (spades-rules.md,
+    "What each player may know"): nothing hidden in it, nothing missing."""
+    env = spades_v0.raw_env(rules=rules)
+    for seed in range(2):
+        env.reset(seed=seed)
+        _play(env, random.Random(seed))
+
+
+def test_an_observation_holds_no_card_the_seat_has_not_seen() -> None:
+    """The card planes hold only the seat's own cards, its discards, its put-aside cards and
+    the cards played: the opponent's hand and the stock never appear."""
+    env = spades_v0.raw_env()
+    env.reset(seed=5)
+    rng = random.Random(5)
+    for _ in range(400):
+        m = env.match
+        assert m is not None
+        if m.is_over:
+            break
+        for seat, name in enumerate(env.possible_agents):
+            v = env.observe(name)["observation"]
+            o = m.observation(seat)
+            played = {c for t in o.tricks for c in t.cards}
+            known = set(o.hand) | set(o.own_discards) | set(o.own_put_aside) | played
+            if o.looking_at is not None:
+                known.add(o.looking_at)
+            for base in range(encoding.HAND, encoding.STOCK, 52):
+                assert set(np.flatnonzero(v[base : base + 52]).tolist()) <= known
+            stock = set(m.stock[1:] if o.looking_at is not None else m.stock)
+            assert not stock & known
+            # an opponent's Double Nil exchange may draw this seat's discards (R-3.4): it
+            # knows those cards, not where they went
+            assert not (set(m.hand(seat ^ 1)) - set(o.own_discards)) & known
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        env.step(int(rng.choice(list(legal))))
+
+
+def test_win_loss_and_points_rewards_sum_to_the_outcome() -> None:
+    for kind in ("win_loss", "points"):
+        env = spades_v0.raw_env(rules=RuleSet(target_score=120), reward=kind)
+        env.reset(seed=11)
+        returns = _play(env, random.Random(1), check=False)
+        m = env.match
+        assert m is not None and m.outcome is not None
+        if kind == "points":
+            assert (returns["player_0"], returns["player_1"]) == m.outcome.scores
+        else:
+            w = m.outcome.winner
+            expected = (0.0, 0.0) if w is None else ((1.0, -1.0) if w == 0 else (-1.0, 1.0))
+            assert (returns["player_0"], returns["player_1"]) == expected
+
+
+def test_an_exchange_is_taken_card_by_card_in_ascending_order() -> None:
+    """R-3.4: up to three cards put aside, one action each, ended by EXCHANGE_DONE."""
+    env = spades_v0.raw_env()
+    env.reset(seed=3)
+    m = env.match
+    assert m is not None
+    env.step(ids.DOUBLE_NIL)  # seat 0 declares before her first draw (R-3.3)
+    while m.decision is not Decision.EXCHANGE:
+        env.step(ids.NO_DOUBLE_NIL if m.decision is Decision.DOUBLE_NIL else ids.KEEP)
+    assert m.to_act == 0
+    hand = m.hand(0)
+    env.step(hand[5])
+    mask = env.observe("player_0")["action_mask"]
+    assert set(np.flatnonzero(mask)) == {*hand[6:], ids.EXCHANGE_DONE}
+    assert encoding.decode(env.observe("player_0")["observation"]).picked == (hand[5],)
+    with pytest.raises(ids.IllegalEnvActionError, match=r"R-3\.4"):
+        env.step(hand[2])  # below the last pick: each set has one order
+    env.step(hand[9])
+    env.step(ids.EXCHANGE_DONE)
+    assert m.decision is Decision.BID
+    assert m.observation(0).own_put_aside == (hand[5], hand[9])
+    assert m.observation(1).seats[0].cards_exchanged == 2
+
+
+def test_an_illegal_action_ends_the_wrapped_episode_with_a_penalty() -> None:
+    env = spades_v0.env()
+    env.reset(seed=2)
+    env.step(ids.BID_BASE + 3)  # a bid where Double Nil is asked
+    _, reward, term, _, _ = env.last()
+    assert term and reward == -1
+    assert env.rewards == {"player_0": -1, "player_1": 0}
+
+
+def test_the_raw_environment_names_the_rule_an_illegal_action_breaks() -> None:
+    env = spades_v0.raw_env()
+    env.reset(seed=2)
+    with pytest.raises(ids.IllegalEnvActionError, match=r"double_nil decision.*R-3\.3"):
+        env.step(0)
+
+
+def test_text_render_shows_the_table() -> None:
+    env = spades_v0.raw_env(render_mode="ansi")
+    env.reset(seed=4)
+    for _ in range(3):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    text = env.render()
+    assert text is not None and "seat 0: score 0" in text and "to act: seat" in text
+
+
+def test_a_seed_gives_the_same_match_and_another_seed_another() -> None:
+    def first_stock(seed: int) -> tuple[int, ...]:
+        env = spades_v0.raw_env()
+        env.reset(seed=seed)
+        assert env.match is not None
+        return env.match.stock
+
+    assert first_stock(8) == first_stock(8) != first_stock(9)
+
+
+def test_from_hand_starts_a_hand_in_a_given_position() -> None:
+    """The engine's ``Match.from_hand``: the given stock, scores, bags and exchange draws."""
+    base = Match(3)
+    stock = list(reversed(base.stock))
+    m = Match.from_hand(
+        RuleSet(),
+        hand_number=4,
+        first_drawer=1,
+        scores=(120, -40),
+        bags=(3, 9),
+        stock=stock,
+        exchange_draws=[stock[1]],
+    )
+    assert (m.hand_number, m.first_drawer, m.scores, m.bags) == (4, 1, (120, -40), (3, 9))
+    assert m.to_act == 1 and list(m.stock) == stock
+    m.apply(True)  # seat 1 declares Double Nil
+    while m.decision is not Decision.EXCHANGE:
+        m.apply(m.decision is not Decision.DOUBLE_NIL)
+    pile = set(m.discard_pile)
+    assert stock[1] in pile
+    m.apply(m.hand(1)[:1])
+    assert stock[1] in m.hand(1)  # the first draw the position asked for (R-3.4)
+    with pytest.raises(ValueError, match="bags"):
+        Match.from_hand(
+            RuleSet(), hand_number=1, first_drawer=0, scores=(0, 0), bags=(10, 0), stock=stock
+        )
+    with pytest.raises(ValueError, match="52 cards"):
+        Match.from_hand(
+            RuleSet(), hand_number=1, first_drawer=0, scores=(0, 0), bags=(0, 0), stock=stock[:-1]
+        )
+
+
+def test_the_environments_fast_encoder_gives_the_observations_array() -> None:
+    """``encode_match`` (from the engine's plain values, the environments' step) and
+    ``encode`` (from an Observation, the SDK's) give the same array in every state."""
+    for seed, rules in (
+        (1, RuleSet(max_hands=2)),
+        (2, RuleSet(max_hands=2, draw_decision_public=True)),
+    ):
+        m, rng = Match(seed, rules), random.Random(seed)
+        while True:
+            for seat in (0, 1):
+                picked = (3, 17) if m.to_act == seat else ()
+                assert np.array_equal(
+                    encoding.encode_match(m, seat, picked),
+                    encoding.encode(m.observation(seat), picked),
+                )
+            if m.is_over:
+                break
+            m.apply(m.random_action(rng))
