@@ -1,0 +1,204 @@
+"""One match of a person against a bot, played by the referee in a thread of this process.
+
+The opponent is a real bot process (``arena.runtime.start_bot``); the person's seat is a
+``HumanSeat``. The referee plays them exactly as two bots, and the result is recorded in the
+store like any match (replayable), unrated unless the person opted in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.humanplay.seat import HumanSeat
+from arena.referee import ClockConfig, FaultPolicy, MatchResult, new_match_id, play_match
+from arena.referee.play import unplayed_result
+from arena.rules.ruleset import RuleSet
+from arena.runtime import BotStartError, ManifestError, bot_content_hash, load_manifest, start_bot
+from arena.store import Store
+
+__all__ = ["RULE_SETS", "Table", "TableError", "Tables"]
+
+RULE_SETS: dict[str, tuple[str, RuleSet]] = {
+    "one-hand": ("One hand", RuleSet(max_hands=1)),
+    "three-hands": ("Three hands", RuleSet(max_hands=3)),
+    "to-200": ("First to 200", RuleSet(target_score=200)),
+    "full": ("Full match, first to 500", RuleSet()),
+}
+"""The rule sets a person may choose (R-6.1, R-6.3: a shorter target or a hand limit)."""
+
+HUMAN_PREFIX = "human:"
+"""A person's name in the store: never a bot's (bots' names come from their manifests)."""
+
+
+class TableError(Exception):
+    """A table that cannot be opened: a one-line reason the person can act on."""
+
+
+@dataclass
+class Table:
+    """A person's match: its seat, its opponent and, once recorded, its match id."""
+
+    table_id: str
+    person: str
+    opponent_dir: Path
+    rules_key: str
+    move_time_s: int
+    person_seat: int
+    seed: int
+    seat: HumanSeat = field(init=False)
+    match_id: str = field(default_factory=new_match_id)
+    result: MatchResult | None = None
+    error: str | None = None
+    stop_event: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+
+    def __post_init__(self) -> None:
+        self.seat = HumanSeat(HUMAN_PREFIX + self.person)
+
+    @property
+    def rules(self) -> RuleSet:
+        return RULE_SETS[self.rules_key][1]
+
+    def state(self) -> dict[str, Any]:
+        state = self.seat.state()
+        state.update(
+            table=self.table_id, match_id=self.match_id, person_seat=self.person_seat,
+            move_time_s=self.move_time_s, rules=RULE_SETS[self.rules_key][0],
+            recorded=self.result is not None, error=self.error,
+        )  # fmt: skip
+        return state
+
+    def run(self, store: Store, sandbox: str | None = None) -> None:
+        """Play and record the match (in the calling thread)."""
+        seat = self.seat
+        manifest = load_manifest(self.opponent_dir)
+        seat.start()
+        bot = None
+        try:
+            try:
+                bot = start_bot(manifest, sandbox=sandbox, cancel=self.stop_event)
+            except BotStartError as exc:
+                bot = None
+                players = [seat.name, manifest.name]
+                if self.person_seat == 1:
+                    players.reverse()
+                result = unplayed_result(
+                    (players[0], players[1]), seed=self.seed, forfeit_seat=1 - self.person_seat,
+                    detail=f"the opponent could not start: {exc}", rules=self.rules,
+                    match_id=self.match_id,
+                )  # fmt: skip
+            else:
+                bots: list[Any] = [seat, bot]
+                if self.person_seat == 1:
+                    bots.reverse()
+                result = play_match(
+                    (bots[0], bots[1]), seed=self.seed, rules=self.rules,
+                    clock=ClockConfig(move_time_ms=self.move_time_s * 1000),
+                    policy=FaultPolicy(), match_id=self.match_id, stop=self.stop_event,
+                )  # fmt: skip
+            versions = [
+                store.register_bot_version(seat.name, "person", "person", "human").id,
+                store.register_bot_version(
+                    manifest.name, manifest.version or "local",
+                    bot_content_hash(manifest.directory), str(manifest.directory),
+                ).id,
+            ]  # fmt: skip
+            if self.person_seat == 1:
+                versions.reverse()
+            store.record_match(result, seat_versions=(versions[0], versions[1]), rate=False)
+            self.result = result
+        except Exception as exc:  # the arena's own failure: shown on the page, not hidden
+            self.error = f"the match could not be played or recorded: {exc}"
+            raise
+        finally:
+            if bot is not None:
+                bot.stop()
+            end = {"winner": None, "scores": [0, 0], "termination": "error", "detail": ""}
+            if self.result is not None:
+                r = self.result
+                end = {
+                    "winner": r.winner, "scores": list(r.scores), "hands_played": r.hands_played,
+                    "termination": r.termination.value, "detail": r.detail,
+                }  # fmt: skip
+            seat.finish(end)
+            seat.touch()  # ``recorded`` or ``error`` changed
+            seat.stop()
+
+
+class Tables:
+    """The person tables of one web server: opened, looked up by id, stopped at shutdown."""
+
+    def __init__(
+        self,
+        store: Store,
+        opponents: dict[str, Path],
+        *,
+        max_tables: int = 50,
+        sandbox: str | None = None,
+    ) -> None:
+        self.store = store
+        self.opponents = opponents
+        self.max_tables = max_tables
+        self.sandbox = sandbox
+        self._tables: dict[str, Table] = {}
+        self._lock = threading.Lock()
+
+    def open(
+        self, person: str, opponent: str, rules_key: str, move_time_s: int, person_seat: int
+    ) -> Table:
+        """Open a table and start its match; ``TableError`` for a choice that is not offered."""
+        person = person.strip() or "guest"
+        if len(person) > 40 or "@" in person or not person.isprintable():
+            raise TableError("a name is 1-40 printable characters, no '@'")
+        if opponent not in self.opponents:
+            raise TableError(f"unknown opponent {opponent!r}; offered: {', '.join(self.opponents)}")
+        if rules_key not in RULE_SETS:
+            raise TableError(f"unknown rule set {rules_key!r}; offered: {', '.join(RULE_SETS)}")
+        if not 5 <= move_time_s <= 600:
+            raise TableError("the clock is 5 to 600 seconds a decision")
+        if person_seat not in (0, 1):
+            raise TableError("the seat is 0 or 1")
+        try:
+            load_manifest(self.opponents[opponent])
+        except ManifestError as exc:
+            raise TableError(f"opponent {opponent}: {exc}") from None
+        with self._lock:
+            live = sum(1 for t in self._tables.values() if t.result is None and t.error is None)
+            if live >= self.max_tables:
+                raise TableError(f"all {self.max_tables} tables are busy: try again in a while")
+            table = Table(
+                table_id=secrets.token_urlsafe(16), person=person,
+                opponent_dir=self.opponents[opponent], rules_key=rules_key,
+                move_time_s=move_time_s, person_seat=person_seat,
+                seed=secrets.randbelow(2**31),
+            )  # fmt: skip
+            self._tables[table.table_id] = table
+        table.thread = threading.Thread(
+            target=self._run, args=(table,), name=f"table-{table.table_id[:6]}", daemon=True
+        )
+        table.thread.start()
+        return table
+
+    def _run(self, table: Table) -> None:
+        # A failure of the arena's own is on the table (``error``), shown by its page.
+        with contextlib.suppress(Exception):
+            table.run(self.store, self.sandbox)
+
+    def get(self, table_id: str) -> Table | None:
+        with self._lock:
+            return self._tables.get(table_id)
+
+    def close(self) -> None:
+        """Stop every match (``ABORTED``, recorded) and wait for their threads."""
+        with self._lock:
+            tables = list(self._tables.values())
+        for t in tables:
+            t.stop_event.set()
+        for t in tables:
+            if t.thread is not None:
+                t.thread.join(timeout=10)

@@ -1,0 +1,123 @@
+"""A person's seat at a real referee against a real bot process, answered as a page would.
+
+The table's match is played over real gRPC (the seat is served in-process, the opponent is the
+`random` sample bot as a child process) and recorded in a real SQLite store; the answers come
+through ``HumanSeat.answer`` exactly as the web's POST hands them on.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.humanplay import AnswerRefused, TableError, Tables
+from arena.humanplay.table import Table
+from arena.referee import verify
+from arena.referee.record import Termination
+from arena.store import Store
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_bots"
+
+
+@pytest.fixture
+def tables(tmp_path: Path) -> Any:
+    store = Store.open(str(tmp_path / "arena.db"))
+    t = Tables(store, {"random": SAMPLES / "random"}, sandbox="off")
+    yield t
+    t.close()
+    store.close()
+
+
+def _next_request(table: Table, after: int, timeout: float = 30.0) -> dict[str, Any] | None:
+    """The next open request after state version ``after``; None once the match is over."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = table.state()
+        if state["recorded"] or state["error"]:
+            return None
+        req = state["request"]
+        if req is not None and req["seq"] > after:
+            return req
+        table.seat.wait_change(state["version"], 1.0)
+    raise AssertionError("no request within the timeout")
+
+
+def _answer_for(req: dict[str, Any]) -> Any:
+    kind = req["kind"]
+    if kind == "draw":
+        return "keep"
+    if kind == "double_nil":
+        return "decline"
+    if kind == "exchange":
+        return []
+    if kind == "bid":
+        return 3
+    return req["legal_cards"][0]
+
+
+def _illegal_card(req: dict[str, Any]) -> str | None:
+    return next((c for c in req["hand"] if c not in req["legal_cards"]), None)
+
+
+def test_a_person_plays_a_whole_match_and_it_is_recorded(tables: Tables) -> None:
+    table = tables.open("ada", "random", "one-hand", 30, 1)
+    seq, refused_illegal = 0, False
+    while (req := _next_request(table, seq)) is not None:
+        seq = req["seq"]
+        if req["kind"] == "play" and not refused_illegal and (bad := _illegal_card(req)):
+            with pytest.raises(AnswerRefused, match=r"may not be played: .*\(R-4\.[35]\)"):
+                table.seat.answer(seq, bad)
+            refused_illegal = True
+        if req["kind"] == "bid":
+            with pytest.raises(AnswerRefused, match=r"R-3\.1"):
+                table.seat.answer(seq, 14)
+        table.seat.answer(seq, _answer_for(req))
+        with pytest.raises(AnswerRefused, match="already answered"):
+            table.seat.answer(seq, _answer_for(req))
+    assert table.error is None
+    assert refused_illegal
+    result = table.result
+    assert result is not None and result.termination is Termination.HAND_LIMIT
+    assert result.faults == (0, 0)
+    stored = tables.store.get_match(table.match_id)
+    assert stored.summary.players[1].startswith("human:ada")
+    assert not stored.summary.rated
+    verify(stored.result)  # replayable through the engine
+    state = table.state()
+    assert state["end"]["termination"] == "hand_limit" and len(state["hands"]) == 1
+
+
+def test_a_stale_answer_is_refused_and_a_timeout_is_a_bots_fault(tables: Tables) -> None:
+    table = tables.open("bo", "random", "one-hand", 5, 0)
+    req = _next_request(table, 0)
+    assert req is not None
+    with pytest.raises(AnswerRefused, match="stale"):
+        table.seat.answer(req["seq"] + 1, "keep")
+    table.seat.answer(req["seq"], _answer_for(req))
+    # No more answers: the referee's clock runs out as it would for a bot.
+    deadline = time.monotonic() + 30
+    while not table.state()["recorded"]:
+        assert time.monotonic() < deadline and table.error is None
+        time.sleep(0.1)
+    result = table.result
+    assert result is not None
+    assert result.termination is Termination.FORFEIT_TIMEOUT and result.winner == 1
+    with pytest.raises(AnswerRefused, match="already answered"):
+        table.seat.answer(req["seq"], "keep")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("x", "nobody", "one-hand", 60, 0), "unknown opponent"),
+        (("x", "random", "forever", 60, 0), "unknown rule set"),
+        (("x", "random", "one-hand", 1, 0), "5 to 600 seconds"),
+        (("a@b", "random", "one-hand", 60, 0), "no '@'"),
+    ],
+)
+def test_a_choice_not_offered_is_refused(tables: Tables, args: Any, message: str) -> None:
+    with pytest.raises(TableError, match=message):
+        tables.open(*args)
