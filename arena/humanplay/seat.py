@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent import futures
 from typing import Any
 
@@ -74,6 +75,7 @@ class HumanSeat(pb_grpc.BotServiceServicer):  # type: ignore[misc]
         self.end: dict[str, Any] | None = None
         self.seat: int | None = None
         self.opponent = ""
+        self._listeners: set[Callable[[], None]] = set()
         self._server: grpc.Server | None = None
         self._channel: grpc.Channel | None = None
 
@@ -143,9 +145,23 @@ class HumanSeat(pb_grpc.BotServiceServicer):  # type: ignore[misc]
         with self._lock:
             self._bump()
 
+    def listen(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` (from the seat's threads; it must not block) at every change;
+        returns the function that stops it. A web page's long poll waits on it."""
+        with self._lock:
+            self._listeners.add(callback)
+
+        def stop() -> None:
+            with self._lock:
+                self._listeners.discard(callback)
+
+        return stop
+
     def _bump(self) -> None:
         self.version += 1
         self._lock.notify_all()
+        for callback in self._listeners:
+            callback()
 
     # -- the BotService ---------------------------------------------------------------------
 
