@@ -121,3 +121,35 @@ def test_a_stale_answer_is_refused_and_a_timeout_is_a_bots_fault(tables: Tables)
 def test_a_choice_not_offered_is_refused(tables: Tables, args: Any, message: str) -> None:
     with pytest.raises(TableError, match=message):
         tables.open(*args)
+
+
+def test_double_nil_and_its_exchange_are_checked_before_the_referee(tables: Tables) -> None:
+    table = tables.open("cy", "random", "one-hand", 30, 0)
+    seq, exchanged = 0, False
+    while (req := _next_request(table, seq)) is not None:
+        seq = req["seq"]
+        if req["kind"] == "double_nil":
+            with pytest.raises(AnswerRefused, match=r"R-3\.3"):
+                table.seat.answer(seq, "maybe")
+            table.seat.answer(seq, "declare")
+            continue
+        if req["kind"] == "exchange":
+            hand = req["hand"]
+            assert req["max_cards"] == 3
+            with pytest.raises(AnswerRefused, match=r"at most 3 cards \(R-3\.4\)"):
+                table.seat.answer(seq, hand[:4])
+            outside = next(c for c in ("As", "Kh", "2c", "3d", "4s") if c not in hand)
+            with pytest.raises(AnswerRefused, match=r"of your own hand, each once \(R-3\.4\)"):
+                table.seat.answer(seq, [outside])
+            with pytest.raises(AnswerRefused, match=r"each once"):
+                table.seat.answer(seq, [hand[0], hand[0]])
+            table.seat.answer(seq, hand[:2])
+            exchanged = True
+            continue
+        if req["kind"] == "draw":  # one card kept and one discarded a turn
+            assert len(req["own_discards"]) == len(req["hand"])
+        table.seat.answer(seq, _answer_for(req))
+    assert exchanged and table.result is not None and table.result.faults == (0, 0)
+    stored = tables.store.get_match(table.match_id)
+    rebuilt = verify(stored.result)
+    assert rebuilt.hand_results[0].double_nil[0]

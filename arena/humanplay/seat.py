@@ -264,6 +264,8 @@ def _info_view(info: pb.InformationSet) -> dict[str, Any]:
         "first_drawer": info.first_drawer,
         "hand": sorted(_names(info.hand), key=_sort_key),
         "looking_at": _name(info.looking_at) if info.HasField("looking_at") else None,
+        "own_discards": _names(info.own_discards),
+        "own_put_aside": _names(info.own_put_aside),
         "stock_size": info.stock_size,
         "seats": seats,
         "tricks": tricks,

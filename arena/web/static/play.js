@@ -99,7 +99,10 @@
       const done = tricks.filter((t) => t.winner !== null);
       $("trick").innerHTML = trickHtml(open, me);
       $("last-trick").innerHTML = done.length ? trickHtml(done[done.length - 1], me) + `<span>${done[done.length - 1].winner === me ? "you" : "the bot"} won it</span>` : "no trick yet";
-      $("discards").textContent = "";
+      const gone = [];
+      if (req.own_discards.length) gone.push(`Your discards this hand (both cards of each turn pass through your hands, R-2.2): ${req.own_discards.join(" ")}`);
+      if (req.own_put_aside.length) gone.push(`Put aside in your exchange (R-3.4): ${req.own_put_aside.join(" ")}`);
+      $("discards").textContent = gone.join(" · ");
       $("status").textContent = statusText(req);
       if (req.kind === "draw") { $("draw").hidden = false; $("offered").innerHTML = cardSvg(req.looking_at, "looking"); }
       if (req.kind === "double_nil") $("double-nil").hidden = false;
