@@ -153,3 +153,30 @@ def test_double_nil_and_its_exchange_are_checked_before_the_referee(tables: Tabl
     stored = tables.store.get_match(table.match_id)
     rebuilt = verify(stored.result)
     assert rebuilt.hand_results[0].double_nil[0]
+
+
+@pytest.mark.slow
+def test_the_play_benchmark_runs_people_over_http() -> None:
+    from arena.humanplay.bench import describe, measure_play
+
+    result = measure_play(clients=3)
+    assert result["ends"] == {"hand_limit": 3}
+    assert result["answers"] >= 3 * 26  # 13 draws and 13 plays a person at least
+    assert 0 < result["p50_ms"] <= result["p95_ms"] <= result["max_ms"]
+    assert "3 people at once" in describe(result)
+
+
+def test_a_finished_table_is_forgotten_after_its_keep_time(tmp_path: Path) -> None:
+    store = Store.open(str(tmp_path / "arena.db"))
+    tables = Tables(store, {"random": SAMPLES / "random"}, sandbox="off", keep_s=0.0)
+    try:
+        table = tables.open("di", "random", "one-hand", 5, 0)
+        assert table.thread is not None
+        table.thread.join(timeout=30)  # nobody answers: the person's clock runs out
+        assert table.result is not None and table.finished_at is not None
+        assert tables.get(table.table_id) is table
+        tables.open("di", "random", "one-hand", 5, 0)  # opening prunes what ended
+        assert tables.get(table.table_id) is None
+    finally:
+        tables.close()
+        store.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,8 @@ class Table:
     match_id: str = field(default_factory=new_match_id)
     result: MatchResult | None = None
     error: str | None = None
+    finished_at: float | None = None
+    """``time.monotonic()`` when the match ended (recorded or not)."""
     stop_event: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
 
@@ -125,6 +128,7 @@ class Table:
                     "winner": r.winner, "scores": list(r.scores), "hands_played": r.hands_played,
                     "termination": r.termination.value, "detail": r.detail,
                 }  # fmt: skip
+            self.finished_at = time.monotonic()
             seat.finish(end)
             seat.touch()  # ``recorded`` or ``error`` changed
             seat.stop()
@@ -140,11 +144,14 @@ class Tables:
         *,
         max_tables: int = 50,
         sandbox: str | None = None,
+        keep_s: float = 3600.0,
     ) -> None:
         self.store = store
         self.opponents = opponents
         self.max_tables = max_tables
         self.sandbox = sandbox
+        self.keep_s = keep_s
+        """A finished table's page is served this long after the end (then a 404)."""
         self._tables: dict[str, Table] = {}
         self._lock = threading.Lock()
 
@@ -168,7 +175,13 @@ class Tables:
         except ManifestError as exc:
             raise TableError(f"opponent {opponent}: {exc}") from None
         with self._lock:
-            live = sum(1 for t in self._tables.values() if t.result is None and t.error is None)
+            now = time.monotonic()
+            for key in [
+                k for k, t in self._tables.items()
+                if t.finished_at is not None and now - t.finished_at > self.keep_s
+            ]:  # fmt: skip
+                del self._tables[key]
+            live = sum(1 for t in self._tables.values() if t.finished_at is None)
             if live >= self.max_tables:
                 raise TableError(f"all {self.max_tables} tables are busy: try again in a while")
             table = Table(
