@@ -180,3 +180,40 @@ def test_a_finished_table_is_forgotten_after_its_keep_time(tmp_path: Path) -> No
     finally:
         tables.close()
         store.close()
+
+
+def test_beat_the_bot_plays_the_same_deal_with_the_reference_in_the_persons_seat(
+    tmp_path: Path,
+) -> None:
+    store = Store.open(str(tmp_path / "arena.db"))
+    tables = Tables(
+        store, {"random": SAMPLES / "random"}, sandbox="off", reference=SAMPLES / "heuristic"
+    )
+    try:
+        table = tables.open("ed", "random", "one-hand", 30, 1, compare=True)
+        seq = 0
+        while (req := _next_request(table, seq)) is not None:
+            seq = req["seq"]
+            table.seat.answer(seq, _answer_for(req))
+        assert table.thread is not None
+        table.thread.join(timeout=60)
+        ref = table.state()["reference"]
+        assert ref["error"] is None and ref["bot"] == "heuristic"
+        assert ref["match_id"] is not None and len(ref["hands"]) == 1
+        stored = store.get_match(ref["match_id"])
+        person = store.get_match(table.match_id)
+        assert (
+            stored.result.seed == person.result.seed and stored.result.rules == person.result.rules
+        )
+        assert stored.summary.players[1].startswith("heuristic")  # the person's seat
+        assert stored.summary.players[0].split("@")[0] == person.summary.players[0].split("@")[0]
+        assert not stored.summary.rated
+        rebuilt = verify(stored.result)
+        assert ref["hands"][0]["points"] == rebuilt.hand_results[0].points[1]
+        with pytest.raises(TableError, match="no reference bot"):
+            Tables(store, {"random": SAMPLES / "random"}).open(
+                "ed", "random", "one-hand", 30, 1, compare=True
+            )
+    finally:
+        tables.close()
+        store.close()

@@ -2,7 +2,8 @@
 
 The web server, the referee, the `random` sample bot (a child process) and the SQLite store are
 all real; the person clicks. The first test plays a whole one-hand match (draw, Double Nil,
-bid, play, one illegal click the server refuses) and finds it recorded and replayable; the
+bid, play, one illegal click the server refuses) and finds it recorded and replayable, and
+compared hand by hand with the expert's play of the same deal (beat the bot); the
 second closes the tab mid-match and resumes at the same URL. ``ARENA_PLAY_SCREENSHOTS=folder``
 saves the page at 1280 and 390 px (docs/web-play-*.png were made so).
 """
@@ -85,13 +86,15 @@ _NEXT = "(() => { const t = document.getElementById('table'); " \
     "t.dataset.kind : ''); })()"  # fmt: skip
 
 
-def _sit_down(page: Any, url: str, seat: str) -> str:
+def _sit_down(page: Any, url: str, seat: str, compare: bool = False) -> str:
     page.goto(url + "/play")
     page.fill("input[name=name]", "ada")
     page.select_option("select[name=opponent]", "random")
     page.select_option("select[name=rules]", "one-hand")
     page.fill("input[name=clock]", "60")
     page.select_option("select[name=seat]", seat)
+    if compare:
+        page.check("#compare")
     page.click("#play-form button[type=submit]")
     page.wait_for_url(re.compile(r"/play/[A-Za-z0-9_-]+$"))
     return str(page.url)
@@ -148,11 +151,17 @@ def _play_on(page: Any, until_seq: int | None = None, shots: Path | None = None)
 def test_a_person_plays_a_whole_match_by_clicking(site: tuple[str, Store], browser: Any) -> None:
     url, store = site
     context, page, errors = _new_page(browser)
-    table_url = _sit_down(page, url, "1")
+    table_url = _sit_down(page, url, "1", compare=True)
     given = os.environ.get("ARENA_PLAY_SCREENSHOTS")
     _play_on(page, shots=Path(given) if given else None)
     assert "You" in page.inner_text("#result") or "won" in page.inner_text("#result")
     assert page.locator("#hands tbody tr").count() == 1
+    # Beat the bot: the expert played the same deal in this seat; the hand is compared.
+    versus = _wait(page, "!document.getElementById('versus').hidden && "
+                   "document.getElementById('versus').textContent")  # fmt: skip
+    assert re.search(r"^[+-]?\d+ points against expert on hand 1; [+-]?\d+ over 1 hand", versus)
+    if given:
+        page.screenshot(path=str(Path(given) / "web-play-end.png"), full_page=True)
     match_id = page.get_attribute("#replay-link", "href").rsplit("/", 1)[1]
     stored = store.get_match(match_id)
     assert stored.summary.players[1].startswith("human:ada")

@@ -18,9 +18,11 @@ from typing import Any
 from arena.humanplay.seat import HumanSeat
 from arena.referee import ClockConfig, FaultPolicy, MatchResult, new_match_id, play_match
 from arena.referee.play import unplayed_result
+from arena.rules.outcome import HandResult
 from arena.rules.ruleset import RuleSet
 from arena.runtime import BotStartError, ManifestError, bot_content_hash, load_manifest, start_bot
 from arena.store import Store
+from arena.tournament.workers import with_bot_seed
 
 __all__ = ["RULE_SETS", "Table", "TableError", "Tables"]
 
@@ -59,6 +61,12 @@ class Table:
     """``time.monotonic()`` when the match ended (recorded or not)."""
     stop_event: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
+    reference_dir: Path | None = None
+    """Beat the bot: this bot plays the same deal seed in the person's seat against the same
+    opponent (both bots seeded alike), and the page compares the hands."""
+    reference_hands: list[HandResult] = field(default_factory=list)
+    reference_match_id: str | None = None
+    reference_error: str | None = None
 
     def __post_init__(self) -> None:
         self.seat = HumanSeat(HUMAN_PREFIX + self.person)
@@ -72,16 +80,40 @@ class Table:
         state.update(
             table=self.table_id, match_id=self.match_id, person_seat=self.person_seat,
             move_time_s=self.move_time_s, rules=RULE_SETS[self.rules_key][0],
-            recorded=self.result is not None, error=self.error,
+            recorded=self.result is not None, error=self.error, reference=self.reference(),
         )  # fmt: skip
         return state
+
+    def reference(self) -> dict[str, Any] | None:
+        """The reference bot's hands on the same deal, in the person's seat: its points a hand
+        beside the person's (only hands both played; a later hand is shown when it is done)."""
+        if self.reference_dir is None:
+            return None
+        me = self.person_seat
+        done = len(self.seat.hands)
+        hands = [
+            {"hand": h.hand_number, "points": h.points[me], "bid": h.bids[me],
+             "double_nil": h.double_nil[me], "tricks_won": h.tricks_won[me]}
+            for h in self.reference_hands[:done]
+        ]  # fmt: skip
+        return {
+            "bot": self.reference_dir.name, "hands": hands, "match_id": self.reference_match_id,
+            "error": self.reference_error,
+        }  # fmt: skip
 
     def run(self, store: Store, sandbox: str | None = None) -> None:
         """Play and record the match (in the calling thread)."""
         seat = self.seat
-        manifest = load_manifest(self.opponent_dir)
+        manifest = with_bot_seed(load_manifest(self.opponent_dir), self.seed)
         seat.start()
         bot = None
+        reference = None
+        if self.reference_dir is not None:
+            reference = threading.Thread(
+                target=self._play_reference, args=(store, sandbox), daemon=True,
+                name=f"reference-{self.table_id[:6]}",
+            )  # fmt: skip
+            reference.start()
         try:
             try:
                 bot = start_bot(manifest, sandbox=sandbox, cancel=self.stop_event)
@@ -132,6 +164,50 @@ class Table:
             seat.finish(end)
             seat.touch()  # ``recorded`` or ``error`` changed
             seat.stop()
+            if reference is not None:
+                reference.join(timeout=60)
+
+    def _play_reference(self, store: Store, sandbox: str | None) -> None:
+        """The reference match: the reference bot in the person's seat, the same seed, rules
+        and opponent (seeded alike), recorded unrated beside the person's."""
+        assert self.reference_dir is not None
+        started = []
+        try:
+            manifests = [
+                with_bot_seed(load_manifest(self.reference_dir), self.seed),
+                with_bot_seed(load_manifest(self.opponent_dir), self.seed),
+            ]
+            for m in manifests:
+                started.append(start_bot(m, sandbox=sandbox, cancel=self.stop_event))
+            bots: list[Any] = list(started)
+            if self.person_seat == 1:
+                bots.reverse()
+
+            def on_hand(h: HandResult) -> None:
+                self.reference_hands.append(h)
+                self.seat.touch()
+
+            result = play_match(
+                (bots[0], bots[1]), seed=self.seed, rules=self.rules,
+                clock=ClockConfig(move_time_ms=5000), policy=FaultPolicy(),
+                stop=self.stop_event, on_hand=on_hand,
+            )  # fmt: skip
+            versions = [
+                store.register_bot_version(
+                    m.name, m.version or "local", bot_content_hash(m.directory), str(m.directory)
+                ).id
+                for m in manifests
+            ]
+            if self.person_seat == 1:
+                versions.reverse()
+            store.record_match(result, seat_versions=(versions[0], versions[1]), rate=False)
+            self.reference_match_id = result.match_id
+        except Exception as exc:  # shown on the page; the person's match goes on regardless
+            self.reference_error = f"the reference match could not be played: {exc}"
+        finally:
+            for b in started:
+                b.stop()
+            self.seat.touch()
 
 
 class Tables:
@@ -145,20 +221,31 @@ class Tables:
         max_tables: int = 50,
         sandbox: str | None = None,
         keep_s: float = 3600.0,
+        reference: Path | None = None,
     ) -> None:
         self.store = store
         self.opponents = opponents
         self.max_tables = max_tables
         self.sandbox = sandbox
         self.keep_s = keep_s
+        self.reference = reference
+        """The bot that plays a person's deals for "beat the bot" (the expert by default)."""
         """A finished table's page is served this long after the end (then a 404)."""
         self._tables: dict[str, Table] = {}
         self._lock = threading.Lock()
 
     def open(
-        self, person: str, opponent: str, rules_key: str, move_time_s: int, person_seat: int
+        self,
+        person: str,
+        opponent: str,
+        rules_key: str,
+        move_time_s: int,
+        person_seat: int,
+        *,
+        compare: bool = False,
     ) -> Table:
-        """Open a table and start its match; ``TableError`` for a choice that is not offered."""
+        """Open a table and start its match; ``TableError`` for a choice that is not offered.
+        With ``compare``, the reference bot plays the same deal in the person's seat."""
         person = person.strip() or "guest"
         if len(person) > 40 or "@" in person or not person.isprintable():
             raise TableError("a name is 1-40 printable characters, no '@'")
@@ -170,6 +257,8 @@ class Tables:
             raise TableError("the clock is 5 to 600 seconds a decision")
         if person_seat not in (0, 1):
             raise TableError("the seat is 0 or 1")
+        if compare and self.reference is None:
+            raise TableError("no reference bot is configured to compare with")
         try:
             load_manifest(self.opponents[opponent])
         except ManifestError as exc:
@@ -189,6 +278,7 @@ class Tables:
                 opponent_dir=self.opponents[opponent], rules_key=rules_key,
                 move_time_s=move_time_s, person_seat=person_seat,
                 seed=secrets.randbelow(2**31),
+                reference_dir=self.reference if compare else None,
             )  # fmt: skip
             self._tables[table.table_id] = table
         table.thread = threading.Thread(

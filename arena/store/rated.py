@@ -13,7 +13,7 @@ recorded (nothing is lost) but never rated, and the record says why:
   result is evidence of strength. An admin's bots, like bots registered locally, are the
   organiser's: the arena's own, rated against each other (an admin may pit any bots anyway).
 - ``unrated_play``: recorded with ``rate=False``: a person's match at ``/play`` (rating is
-  opt-in for people).
+  opt-in for people), or the reference bot's match on the same deal ("beat the bot").
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ _TEXT = {
     UnratedReason.NOT_STARTED: "never started (a bot could not start)",
     UnratedReason.NO_WINNER: "a forfeit with no winner",
     UnratedReason.SAME_OWNER: "both bots have one owner",
-    UnratedReason.UNRATED_PLAY: "played unrated (a person at the table who did not opt in)",
+    UnratedReason.UNRATED_PLAY: "played at /play (a person's match, or its reference bot's)",
 }
 
 

@@ -30,6 +30,11 @@ POLL_S = 20.0
 """A long poll answers after this long even when nothing changed (proxies cut idle requests)."""
 
 
+def _sample(name: str) -> Path | None:
+    folder = SAMPLE_BOTS / name
+    return folder if (folder / "bot.toml").is_file() else None
+
+
 def _sample_opponents() -> dict[str, Path]:
     names = ("random", "cautious", "heuristic", "expert")
     return {n: SAMPLE_BOTS / n for n in names if (SAMPLE_BOTS / n / "bot.toml").is_file()}
@@ -41,6 +46,8 @@ class PlayConfig:
 
     opponents: dict[str, Path] = field(default_factory=_sample_opponents)
     """Opponent name -> bot folder (a ``bot.toml``): the sample bots by default."""
+    reference: Path | None = field(default_factory=lambda: _sample("expert"))
+    """Beat the bot: the bot that plays a person's deal in the person's seat (None: off)."""
     max_tables: int = 50
     """Person matches played at once; one more is refused with a message."""
     default_move_time_s: int = 60
@@ -52,8 +59,9 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
     """The routes of ``/play`` and the tables they serve (closed with the application).
     ``arena`` is the application's ``WebArena`` (its store, sessions and templates)."""
     tables = Tables(
-        arena.store, config.opponents, max_tables=config.max_tables, sandbox=config.sandbox
-    )
+        arena.store, config.opponents, max_tables=config.max_tables, sandbox=config.sandbox,
+        reference=config.reference,
+    )  # fmt: skip
 
     def table_of(request: Request) -> Table:
         table = tables.get(request.path_params["table"])
@@ -66,6 +74,7 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
             request, "play.html", status=status, title="Play · Spades Arena",
             opponents=list(config.opponents), rule_sets=RULE_SETS,
             move_time_s=config.default_move_time_s, error=error,
+            reference=config.reference.name if config.reference else None,
         )  # fmt: skip
 
     def lobby_page(request: Request) -> Response:
@@ -81,7 +90,7 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
         try:
             table = tables.open(
                 form.get("name", ""), form.get("opponent", ""), form.get("rules", ""),
-                move_time_s, seat,
+                move_time_s, seat, compare=form.get("compare") == "on",
             )  # fmt: skip
         except TableError as exc:
             return lobby(request, str(exc), 400)

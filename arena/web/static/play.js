@@ -113,6 +113,10 @@
     } else if (!s.end) {
       $("status").textContent = `${s.opponent || "The bot"} is thinking…`;
       for (const b of $("hand").querySelectorAll("button")) b.setAttribute("aria-disabled", "true");
+    } else {
+      $("trick").innerHTML = "";
+      $("hand").innerHTML = "";
+      $("discards").textContent = "";
     }
     renderHands(s);
     if (s.recorded || s.error || s.end) renderEnd(s);
@@ -162,13 +166,46 @@
     $("hands").querySelector("tbody").innerHTML = s.hands.map((h) => {
       const pair = (a) => `${a[me]} / ${a[1 - me]}`;
       const bids = [0, 1].map((i) => (h.double_nil[i] ? "DN" : h.bids[i] === 0 ? "Nil" : h.bids[i]));
-      return `<tr><td>${h.hand}</td><td>${pair(bids)}</td><td>${pair(h.tricks_won)}</td><td>${pair(h.points)}</td><td>${pair(h.scores)}</td><td>${pair(h.bags)}</td></tr>`;
+      let ref = "";
+      if (s.reference) {
+        const r = s.reference.hands.find((x) => x.hand === h.hand);
+        ref = r ? `<td class="ref">${r.points} (${signed(h.points[me] - r.points)})</td>` : "<td class=\"ref\">…</td>";
+      }
+      return `<tr><td>${h.hand}</td><td>${pair(bids)}</td><td>${pair(h.tricks_won)}</td><td>${pair(h.points)}</td><td>${pair(h.scores)}</td><td>${pair(h.bags)}</td>${ref}</tr>`;
     }).join("");
+    renderVersus(s);
     if (s.hands.length && !s.request) {
       const h = s.hands[s.hands.length - 1];
       seatsRow("row-you", { bid: h.bids[me], double_nil: h.double_nil[me], tricks_won: h.tricks_won[me], score: h.scores[me], bags: h.bags[me] });
       seatsRow("row-them", { bid: h.bids[1 - me], double_nil: h.double_nil[1 - me], tricks_won: h.tricks_won[1 - me], score: h.scores[1 - me], bags: h.bags[1 - me] });
     }
+  }
+
+  const signed = (n) => (n > 0 ? `+${n}` : String(n));
+
+  // Beat the bot: the person's points on each hand against the reference bot's on the same
+  // deal in the same seat (the server sends a reference hand only once the person's is done).
+  function renderVersus(s) {
+    const ref = s.reference;
+    const box = $("versus");
+    if (!ref) return;
+    if (ref.error) { box.hidden = false; box.textContent = ref.error; return; }
+    const me = s.person_seat;
+    let total = 0;
+    let n = 0;
+    let last = "";
+    for (const h of s.hands) {
+      const r = ref.hands.find((x) => x.hand === h.hand);
+      if (!r) continue;
+      const d = h.points[me] - r.points;
+      total += d;
+      n += 1;
+      last = `${signed(d)} points against ${ref.bot} on hand ${h.hand}`;
+    }
+    if (!n) return;
+    box.hidden = false;
+    box.textContent = `${last}; ${signed(total)} over ${n} hand${n > 1 ? "s" : ""} on the same cards.`;
+    root.dataset.versus = String(total);
   }
 
   function renderEnd(s) {
