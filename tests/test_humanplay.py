@@ -217,3 +217,22 @@ def test_beat_the_bot_plays_the_same_deal_with_the_reference_in_the_persons_seat
     finally:
         tables.close()
         store.close()
+
+
+def test_closing_the_tables_waits_a_bounded_time(tmp_path: Path) -> None:
+    store = Store.open(str(tmp_path / "arena.db"))
+    tables = Tables(store, {"random": SAMPLES / "random"}, sandbox="off")
+    try:
+        table = tables.open("fa", "random", "one-hand", 5, 0)
+        assert _next_request(table, 0) is not None  # the match waits on its person
+        t0 = time.monotonic()
+        tables.close(wait_s=0.5)
+        assert time.monotonic() - t0 < 3
+        assert table.state()["request"] is not None and table.result is None
+        # The person's clock still runs: the referee ends the match as it would for a bot.
+        assert table.thread is not None
+        table.thread.join(timeout=30)
+        assert table.result is not None
+        assert table.result.termination is Termination.FORFEIT_TIMEOUT
+    finally:
+        store.close()

@@ -296,12 +296,16 @@ class Tables:
         with self._lock:
             return self._tables.get(table_id)
 
-    def close(self) -> None:
-        """Stop every match (``ABORTED``, recorded) and wait for their threads."""
+    def close(self, wait_s: float = 10.0) -> None:
+        """Stop every match at its next decision (``ABORTED``, recorded) and wait up to
+        ``wait_s`` in all for them. A match waiting on a person's answer stops only when the
+        answer comes or its clock runs out: one still waiting then is not recorded (its bot
+        process dies with the server)."""
         with self._lock:
             tables = list(self._tables.values())
         for t in tables:
             t.stop_event.set()
+        deadline = time.monotonic() + wait_s
         for t in tables:
             if t.thread is not None:
-                t.thread.join(timeout=10)
+                t.thread.join(timeout=max(0.0, deadline - time.monotonic()))
