@@ -4,8 +4,9 @@ The web server, the referee, the `random` sample bot (a child process) and the S
 all real; the person clicks. The first test plays a whole one-hand match (draw, Double Nil,
 bid, play, one illegal click the server refuses) and finds it recorded and replayable, and
 compared hand by hand with the expert's play of the same deal (beat the bot); the
-second closes the tab mid-match and resumes at the same URL. ``ARENA_PLAY_SCREENSHOTS=folder``
-saves the page at 1280 and 390 px (docs/web-play-*.png were made so).
+second closes the tab mid-match, resumes at the same URL and finishes with the keyboard.
+``ARENA_PLAY_SCREENSHOTS=folder`` saves the page at 1280 and 390 px and the end
+(docs/web-play-*.png were made so).
 """
 
 from __future__ import annotations
@@ -100,8 +101,26 @@ def _sit_down(page: Any, url: str, seat: str, compare: bool = False) -> str:
     return str(page.url)
 
 
-def _answer(page: Any, kind: str, refuse_once: dict[str, bool]) -> None:
-    """Answer the open request by clicking, as a person would."""
+def _answer(page: Any, kind: str, refuse_once: dict[str, bool], keys: bool = False) -> None:
+    """Answer the open request by clicking, as a person would (or with the keyboard)."""
+    if keys:
+        keyboard = page.keyboard
+        if kind == "draw":
+            keyboard.press("r")
+        elif kind == "double_nil":
+            keyboard.press("n")
+        elif kind == "exchange":
+            keyboard.press("Enter")
+        elif kind == "bid":
+            keyboard.press("1")
+            keyboard.press("Enter")
+        else:  # the first legal card has the focus; move right and back, then play it
+            keyboard.press("ArrowRight")
+            keyboard.press("ArrowLeft")
+            focused = page.evaluate("document.activeElement.dataset.card || ''")
+            assert focused, "a card of the hand has the keyboard focus"
+            keyboard.press("Enter")
+        return
     if kind == "draw":
         page.click("#keep")
     elif kind == "double_nil":
@@ -126,7 +145,9 @@ def _answer(page: Any, kind: str, refuse_once: dict[str, bool]) -> None:
         page.locator("#hand button.legal").first.click()
 
 
-def _play_on(page: Any, until_seq: int | None = None, shots: Path | None = None) -> str:
+def _play_on(
+    page: Any, until_seq: int | None = None, shots: Path | None = None, keys: bool = False
+) -> str:
     """Answer requests until the match is recorded (or request ``until_seq`` is open)."""
     refused = {"done": False}
     seen = ""
@@ -144,7 +165,7 @@ def _play_on(page: Any, until_seq: int | None = None, shots: Path | None = None)
             page.screenshot(path=str(shots / "web-play-390.png"), full_page=True)
             page.set_viewport_size({"width": 1280, "height": 900})
             shots = None
-        _answer(page, kind, refused)
+        _answer(page, kind, refused, keys)
         seen = now
 
 
@@ -192,7 +213,7 @@ def test_a_person_who_closes_the_tab_resumes_at_the_same_url(
     context, page, errors = _new_page(browser, 390)
     page.goto(table_url)
     assert _wait(page, _NEXT) == open_now  # the same request, still open
-    _play_on(page)
+    _play_on(page, keys=True)  # the rest of the match with the keyboard alone
     match_id = page.get_attribute("#replay-link", "href").rsplit("/", 1)[1]
     assert store.get_match(match_id).result.faults == (0, 0)
     context.close()
