@@ -91,9 +91,10 @@ def test_a_person_plays_a_whole_match_and_it_is_recorded(tables: Tables) -> None
 
 
 def test_a_stale_answer_is_refused_and_a_timeout_is_a_bots_fault(tables: Tables) -> None:
-    table = tables.open("bo", "random", "one-hand", 5, 0)
+    table = tables.open("bo", "random", "one-hand", 5, 0, bank_s=1)
     req = _next_request(table, 0)
     assert req is not None
+    assert req["clock"] == {"move_ms": 5000, "bank_ms": 1000}  # as a bot is told
     with pytest.raises(AnswerRefused, match="stale"):
         table.seat.answer(req["seq"] + 1, "keep")
     table.seat.answer(req["seq"], _answer_for(req))
@@ -116,6 +117,7 @@ def test_a_stale_answer_is_refused_and_a_timeout_is_a_bots_fault(tables: Tables)
         (("x", "random", "forever", 60, 0), "unknown rule set"),
         (("x", "random", "one-hand", 1, 0), "5 to 600 seconds"),
         (("a@b", "random", "one-hand", 60, 0), "no '@'"),
+        (("x", "random", "one-hand", 60, 2), "seat is 0 or 1"),
     ],
 )
 def test_a_choice_not_offered_is_refused(tables: Tables, args: Any, message: str) -> None:

@@ -170,6 +170,10 @@ class HumanSeat(pb_grpc.BotServiceServicer):  # type: ignore[misc]
     ) -> Any:
         info = request.info
         view = {**_info_view(info), **extra}
+        view["clock"] = {
+            "move_ms": request.clock.move_time_ms,
+            "bank_ms": request.clock.time_bank_ms,
+        }
         remaining = context.time_remaining()
         view["deadline_ms"] = int(time.time() * 1000 + (remaining or 0) * 1000)
         with self._lock:

@@ -53,6 +53,8 @@ class Table:
     move_time_s: int
     person_seat: int
     seed: int
+    bank_s: int = 0
+    """The person's time bank for the match, beyond each decision's ``move_time_s``."""
     seat: HumanSeat = field(init=False)
     match_id: str = field(default_factory=new_match_id)
     result: MatchResult | None = None
@@ -79,7 +81,8 @@ class Table:
         state = self.seat.state()
         state.update(
             table=self.table_id, match_id=self.match_id, person_seat=self.person_seat,
-            move_time_s=self.move_time_s, rules=RULE_SETS[self.rules_key][0],
+            move_time_s=self.move_time_s, bank_s=self.bank_s,
+            rules=RULE_SETS[self.rules_key][0],
             recorded=self.result is not None, error=self.error, reference=self.reference(),
         )  # fmt: skip
         return state
@@ -133,7 +136,9 @@ class Table:
                     bots.reverse()
                 result = play_match(
                     (bots[0], bots[1]), seed=self.seed, rules=self.rules,
-                    clock=ClockConfig(move_time_ms=self.move_time_s * 1000),
+                    clock=ClockConfig(
+                        move_time_ms=self.move_time_s * 1000, time_bank_ms=self.bank_s * 1000
+                    ),
                     policy=FaultPolicy(), match_id=self.match_id, stop=self.stop_event,
                 )  # fmt: skip
             versions = [
@@ -243,6 +248,7 @@ class Tables:
         person_seat: int,
         *,
         compare: bool = False,
+        bank_s: int = 0,
     ) -> Table:
         """Open a table and start its match; ``TableError`` for a choice that is not offered.
         With ``compare``, the reference bot plays the same deal in the person's seat."""
@@ -255,6 +261,8 @@ class Tables:
             raise TableError(f"unknown rule set {rules_key!r}; offered: {', '.join(RULE_SETS)}")
         if not 5 <= move_time_s <= 600:
             raise TableError("the clock is 5 to 600 seconds a decision")
+        if not 0 <= bank_s <= 3600:
+            raise TableError("the time bank is 0 to 3600 seconds")
         if person_seat not in (0, 1):
             raise TableError("the seat is 0 or 1")
         if compare and self.reference is None:
@@ -278,7 +286,7 @@ class Tables:
                 opponent_dir=self.opponents[opponent], rules_key=rules_key,
                 move_time_s=move_time_s, person_seat=person_seat,
                 seed=secrets.randbelow(2**31),
-                reference_dir=self.reference if compare else None,
+                reference_dir=self.reference if compare else None, bank_s=bank_s,
             )  # fmt: skip
             self._tables[table.table_id] = table
         table.thread = threading.Thread(

@@ -51,6 +51,8 @@ class PlayConfig:
     max_tables: int = 50
     """Person matches played at once; one more is refused with a message."""
     default_move_time_s: int = 60
+    default_bank_s: int = 120
+    """The time bank offered by default: time beyond a decision's limit, for the match."""
     sandbox: str | None = None
     """The opponents' sandbox mode (``arena.sandbox``; None: ``auto``)."""
 
@@ -73,7 +75,7 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
         return arena.render(
             request, "play.html", status=status, title="Play · Spades Arena",
             opponents=list(config.opponents), rule_sets=RULE_SETS,
-            move_time_s=config.default_move_time_s, error=error,
+            move_time_s=config.default_move_time_s, bank_s=config.default_bank_s, error=error,
             reference=config.reference.name if config.reference else None,
         )  # fmt: skip
 
@@ -84,13 +86,14 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
         form = await arena.sessions.read_form(request)  # 403 without its CSRF token
         try:
             move_time_s = int(form.get("clock", config.default_move_time_s))
+            bank_s = int(form.get("bank", "0"))
             seat = int(form.get("seat", "0"))
         except ValueError:
-            return lobby(request, "the clock and the seat are whole numbers", 400)
+            return lobby(request, "the clock, the bank and the seat are whole numbers", 400)
         try:
             table = tables.open(
                 form.get("name", ""), form.get("opponent", ""), form.get("rules", ""),
-                move_time_s, seat, compare=form.get("compare") == "on",
+                move_time_s, seat, compare=form.get("compare") == "on", bank_s=bank_s,
             )  # fmt: skip
         except TableError as exc:
             return lobby(request, str(exc), 400)

@@ -232,7 +232,8 @@
     const clock = $("clock");
     if (!req) { clock.textContent = "—"; clock.classList.remove("low"); return; }
     const left = Math.max(0, req.deadline_ms - (Date.now() + skew));
-    clock.textContent = `${(left / 1000).toFixed(0)} s left`;
+    const bank = req.clock && req.clock.bank_ms ? ` (bank ${Math.floor(req.clock.bank_ms / 1000)} s included)` : "";
+    clock.textContent = `${(left / 1000).toFixed(0)} s left${bank}`;
     clock.classList.toggle("low", left < 10000);
   }
 
