@@ -234,3 +234,29 @@ def test_the_lobby_refuses_what_it_does_not_offer(site: tuple[str, Store]) -> No
         assert forged.status_code == 403
         gone = http.get("/api/play/no-such-table")
         assert gone.status_code == 404 and "no such table" in gone.json()["error"]
+
+
+def test_a_table_serves_a_bounded_number_of_waiting_pages(site: tuple[str, Store]) -> None:
+    """A crowd of long polls on one table is refused past 16 (429), the others still served."""
+    import asyncio
+
+    url, _ = site
+    with httpx.Client(base_url=url, timeout=30) as http:
+        lobby = http.get("/play")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', lobby.text)
+        assert csrf is not None
+        form = {"csrf": csrf.group(1), "opponent": "random", "rules": "one-hand", "clock": "5"}
+        opened = http.post("/play", data=form)
+        assert opened.status_code == 303
+        table = opened.headers["location"].rsplit("/", 1)[1]
+        version = http.get(f"/api/play/{table}").json()["version"]
+
+    async def crowd() -> list[int]:
+        async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+            # Far in the future: every poll waits (until the table changes or 20 s pass).
+            since = version + 10_000
+            polls = [client.get(f"/api/play/{table}", params={"since": since}) for _ in range(20)]
+            return [r.status_code for r in await asyncio.gather(*polls)]
+
+    codes = asyncio.run(crowd())
+    assert codes.count(429) == 4 and codes.count(200) == 16, codes

@@ -23,7 +23,7 @@ from arena._gen.spades.v1 import bot_pb2_grpc as pb_grpc
 from arena.protocol import card_from_pb, card_to_pb, cards_from_pb
 from arena.rules.cards import card_name, parse_card
 
-__all__ = ["AnswerRefused", "HumanSeat"]
+__all__ = ["AnswerRefused", "HumanSeat", "TooManyListeners"]
 
 _SUITS = "cdhs"
 _SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
@@ -39,6 +39,10 @@ def _name(card: pb.Card) -> str:
 
 def _names(cards: Any) -> list[str]:
     return [card_name(c) for c in cards_from_pb(cards, "card")]
+
+
+class TooManyListeners(Exception):
+    """One more waiting page than a seat serves."""
 
 
 class _Pending:
@@ -145,10 +149,13 @@ class HumanSeat(pb_grpc.BotServiceServicer):  # type: ignore[misc]
         with self._lock:
             self._bump()
 
-    def listen(self, callback: Callable[[], None]) -> Callable[[], None]:
+    def listen(self, callback: Callable[[], None], limit: int = 16) -> Callable[[], None]:
         """Call ``callback`` (from the seat's threads; it must not block) at every change;
-        returns the function that stops it. A web page's long poll waits on it."""
+        returns the function that stops it. A web page's long poll waits on it. More than
+        ``limit`` at once is ``TooManyListeners`` (a table is one person's, not a crowd's)."""
         with self._lock:
+            if len(self._listeners) >= limit:
+                raise TooManyListeners(f"{limit} pages already wait on this table")
             self._listeners.add(callback)
 
         def stop() -> None:

@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arena.humanplay import AnswerRefused, TableError, Tables
+from arena.humanplay.seat import TooManyListeners
 from arena.humanplay.table import RULE_SETS, Table
 
 __all__ = ["PlayConfig", "play_routes"]
@@ -115,7 +116,10 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
         if table.seat.version <= since:
             loop = asyncio.get_running_loop()
             changed = asyncio.Event()
-            stop = table.seat.listen(lambda: loop.call_soon_threadsafe(changed.set))
+            try:
+                stop = table.seat.listen(lambda: loop.call_soon_threadsafe(changed.set))
+            except TooManyListeners as exc:
+                raise HTTPException(429, f"{exc}: close another tab of it") from None
             try:
                 if table.seat.version <= since:
                     await asyncio.wait_for(changed.wait(), POLL_S)
