@@ -367,6 +367,23 @@ def web(
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 
+@app.command("play")
+def play(
+    clients: int = typer.Option(200, "--clients", help="Simulated people playing at once."),
+    rules: str = typer.Option("one-hand", "--rules", help="The rule set of /play they choose."),
+    arrivals: float = typer.Option(10.0, "--arrivals", help="People arriving a second."),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """People at /play: simulated clients over HTTP against `random`, the time from an answer
+    to the next request."""
+    import json
+
+    from arena.humanplay.bench import describe, measure_play
+
+    result = measure_play(clients=clients, rules=rules, arrivals_per_s=arrivals)
+    typer.echo(json.dumps(result) if json_output else describe(result))
+
+
 @app.command("ladder")
 def ladder(
     bots: int = typer.Option(8, "--bots", help="Synthetic bots of known strength."),

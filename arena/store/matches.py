@@ -36,7 +36,7 @@ from arena.store.bots import BotsMixin
 from arena.store.core import check_seats, check_seed, first_line
 from arena.store.errors import AlreadyRecordedError, NotFoundError, StoreError
 from arena.store.models import Bot, BotVersion, Match, Rating, TournamentGame
-from arena.store.rated import member_owners, unrated_reason
+from arena.store.rated import UnratedReason, member_owners, unrated_reason
 from arena.store.ratings_store import RatingsMixin, rating_info
 from arena.store.rows import GameStatus, MatchSummary, RatingInfo, RecordedMatch, StoredMatch
 from arena.store.tournaments import TournamentsMixin
@@ -53,9 +53,11 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
         seat_versions: tuple[int, int],
         tournament_game_id: int | None = None,
         pair_id: int | None = None,
+        rate: bool = True,
     ) -> RecordedMatch:
         """Store a played match and apply its rating update, in one transaction.
 
+        With ``rate`` False a match that would be rated is kept unrated (``unrated_play``).
         With ``tournament_game_id``, the scheduled game is marked done in the same transaction
         (unless the match was aborted: the game then stays pending), and a game that was
         already recorded raises ``AlreadyRecordedError`` with nothing written.
@@ -63,7 +65,7 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
         seat_versions = check_seats(seat_versions)
         _check_result(result)
         try:
-            return self._record(result, seat_versions, tournament_game_id, pair_id)
+            return self._record(result, seat_versions, tournament_game_id, pair_id, rate)
         except IntegrityError as exc:
             # The unique match ids, taken by another writer between our check and our insert.
             raise AlreadyRecordedError(
@@ -77,6 +79,7 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
         seat_versions: tuple[int, int],
         tournament_game_id: int | None,
         pair_id: int | None,
+        rate: bool = True,
     ) -> RecordedMatch:
         blob = encode_decisions(result.decisions)
         means, maxima = _decision_times(result.decisions)
@@ -103,6 +106,8 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
             why_not = unrated_reason(
                 result, seat_versions, (owner_of[seat_versions[0]], owner_of[seat_versions[1]])
             )
+            if why_not is None and not rate:
+                why_not = UnratedReason.UNRATED_PLAY
             rated = why_not is None
 
             # Ratings are applied in rating order (rating_order.py), one writer at a time.

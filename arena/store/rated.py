@@ -12,6 +12,8 @@ recorded (nothing is lost) but never rated, and the record says why:
   matches to the first (a "shill" losing on purpose to its "star"); between one owner's bots no
   result is evidence of strength. An admin's bots, like bots registered locally, are the
   organiser's: the arena's own, rated against each other (an admin may pit any bots anyway).
+- ``unrated_play``: recorded with ``rate=False``: a person's match at ``/play`` (rating is
+  opt-in for people), or the reference bot's match on the same deal ("beat the bot").
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class UnratedReason(enum.Enum):
     NOT_STARTED = "not_started"
     NO_WINNER = "no_winner"
     SAME_OWNER = "same_owner"
+    UNRATED_PLAY = "unrated_play"
 
     @property
     def text(self) -> str:
@@ -45,6 +48,7 @@ _TEXT = {
     UnratedReason.NOT_STARTED: "never started (a bot could not start)",
     UnratedReason.NO_WINNER: "a forfeit with no winner",
     UnratedReason.SAME_OWNER: "both bots have one owner",
+    UnratedReason.UNRATED_PLAY: "played at /play (a person's match, or its reference bot's)",
 }
 
 

@@ -18,7 +18,7 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from threading import Lock
@@ -69,6 +69,7 @@ from arena.web.live import LiveHub
 from arena.web.logs import bot_log
 from arena.web.plot import rating_plot
 from arena.web.replay_view import VIEWS, build_frames, view_seat
+from arena.web.routes.play import PlayConfig, play_routes
 from arena.web.sessions import CsrfToken, WebSessions
 from arena.web.stream_limits import StreamSlots
 
@@ -258,6 +259,8 @@ class WebConfig:
     data_dir: Path | None = None
     """The database's data folder, where the bots' logs are (``arena serve --data-dir``): the
     owner's logs page reads the files the service's GetMatchLog reads. None: no logs kept."""
+    play: PlayConfig = field(default_factory=PlayConfig)
+    """Who a person may play at ``/play``, and how (routes/play.py)."""
 
 
 class WebArena:
@@ -1002,8 +1005,11 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         await arena.live.close()
+        await anyio.to_thread.run_sync(tables.close)
 
+    play, tables = play_routes(arena, arena.config.play)
     routes = [
+        *play,
         Route("/", _timed(leaderboard_page)),
         Route("/bots/{name:str}", _timed(bot_page)),
         Route("/tournaments", _timed(tournaments_page)),
