@@ -193,6 +193,14 @@ def test_beat_the_bot_plays_the_same_deal_with_the_reference_in_the_persons_seat
     )
     try:
         table = tables.open("ed", "random", "one-hand", 30, 1, compare=True)
+        assert _next_request(table, 0) is not None  # the person's match waits on the person
+        deadline = time.monotonic() + 60
+        while not table.reference_hands and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert table.reference_hands  # the reference has played the person's deal...
+        time.sleep(0.5)
+        # ...and its record, which shows that deal whole, is kept back while the person plays.
+        assert store.list_matches() == [] and table.state()["reference"]["match_id"] is None
         seq = 0
         while (req := _next_request(table, seq)) is not None:
             seq = req["seq"]

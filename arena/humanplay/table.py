@@ -69,6 +69,10 @@ class Table:
     reference_hands: list[HandResult] = field(default_factory=list)
     reference_match_id: str | None = None
     reference_error: str | None = None
+    person_done: threading.Event = field(default_factory=threading.Event)
+    """Set when the person's match is over: the reference match, which shows the same deal, is
+    recorded (and so shown anywhere) only then (``arena.visibility``: a deal still to be played
+    is sealed)."""
 
     def __post_init__(self) -> None:
         self.seat = HumanSeat(HUMAN_PREFIX + self.person)
@@ -166,6 +170,7 @@ class Table:
                     "termination": r.termination.value, "detail": r.detail,
                 }  # fmt: skip
             self.finished_at = time.monotonic()
+            self.person_done.set()
             seat.finish(end)
             seat.touch()  # ``recorded`` or ``error`` changed
             seat.stop()
@@ -197,6 +202,8 @@ class Table:
                 clock=ClockConfig(move_time_ms=5000), policy=FaultPolicy(),
                 stop=self.stop_event, on_hand=on_hand,
             )  # fmt: skip
+            # Its record shows the person's deal whole: kept back until the person is done.
+            self.person_done.wait()
             versions = [
                 store.register_bot_version(
                     m.name, m.version or "local", bot_content_hash(m.directory), str(m.directory)
