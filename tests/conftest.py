@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 # supervised processes (many test bots share code from a sibling directory, which the sandbox
 # does not show them); tests/test_sandbox*.py ask for the sandbox explicitly.
 os.environ.setdefault("ARENA_SANDBOX", "off")
+# The servers the tests start (arena serve, arena web) analyse no match in the background (its
+# own tests, tests/test_analysis_worker.py, start the worker): the tests that count a server's
+# child processes count its bots, and the suite's two cores go to what each test measures.
+os.environ.setdefault("ARENA_ANALYSIS", "off")
 
 POSTGRES_ENV = "ARENA_TEST_POSTGRES_URL"
 POSTGRES_HOWTO = (

@@ -1,5 +1,5 @@
 """The Makefile's first run: ``make demo`` installs the runtime alone, ``make setup`` (CI,
-``make test``, ``make lint``) adds the dev tools, Ray and buf; read from ``make -n`` over a
+``make test``, ``make lint``) adds the dev tools, Ray, the research environments and buf; read from ``make -n`` over a
 virtualenv that does not exist yet, as on a fresh clone."""
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make
 
 def planned(target: str, venv: Path) -> str:
     done = subprocess.run(
-        ["make", "-n", target, f"VENV={venv}"], cwd=ROOT, capture_output=True, text=True,
+        # -B: every step of the target, as on a fresh clone, whatever this checkout has built.
+        ["make", "-n", "-B", target, f"VENV={venv}"], cwd=ROOT, capture_output=True, text=True,
         timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -36,7 +37,7 @@ def test_make_demo_installs_the_runtime_alone(tmp_path: Path) -> None:
 def test_make_setup_adds_the_dev_tools_ray_and_buf(tmp_path: Path) -> None:
     plan = planned("setup", tmp_path / "venv")
     runtime = plan.index("--disable-pip-version-check -e .")
-    assert plan.index("-e '.[dev,ray]'") > runtime
+    assert plan.index("-e '.[dev,ray,research]'") > runtime
     assert "cd proto && npm ci" in plan
     for target in ("test", "lint"):
-        assert "-e '.[dev,ray]'" in planned(target, tmp_path / "venv")
+        assert "-e '.[dev,ray,research]'" in planned(target, tmp_path / "venv")

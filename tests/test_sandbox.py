@@ -26,6 +26,7 @@ from arena.rules import RuleSet
 from arena.runtime import BotStartError, RunningBot, load_manifest, start_bot
 from arena.sandbox import probe
 from arena.sandbox.uids import uid_range
+from arena.tournament.botlogs import MATCH_TAG
 
 BOTS = Path(__file__).resolve().parent / "bots"
 ESCAPE = BOTS / "escape"
@@ -51,6 +52,9 @@ def report_of(bot: RunningBot, timeout: float = 10.0) -> dict[str, str]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for line in bot.log_tail(200).splitlines():
+            # The SDK tags what a bot prints while serving a match: ``[match <id>] …``.
+            tag = MATCH_TAG.match(line)
+            line = line[tag.end() :] if tag else line
             if line.startswith("ESCAPE-REPORT "):
                 return dict(json.loads(line.removeprefix("ESCAPE-REPORT ")))
         time.sleep(0.02)
