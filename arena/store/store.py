@@ -2,7 +2,7 @@
 keeps: bots and versions (``bots``), matches (``matches``), tournaments (``tournaments``),
 ratings (``ratings_store``), API tokens (``tokens``), the ladder's state
 (``ladder_state``), the service's submissions that its quotas count (``quotas``) and the web
-arena's sessions (``web_sessions``), over a
+arena's sessions (``web_sessions``) and accounts (``accounts``), over a
 shared core (``core``: the
 engine, sessions, errors and dialect). ``Store.open`` checks the schema and connects them."""
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from arena.ratings import RatingConfig
 from arena.store import migrate
+from arena.store.accounts import AccountsMixin
 from arena.store.bots import BotsMixin
 from arena.store.core import connect, guarded
 from arena.store.database import display_url
@@ -32,6 +33,7 @@ class Store(
     LadderStateMixin,
     QuotasMixin,
     WebSessionsMixin,
+    AccountsMixin,
 ):
     """The arena's database. Open with ``Store.open(url)``; thread-safe; close when done."""
 

@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from arena.store import Store
-from arena.store.web_sessions import SessionInfo
+from arena.store.web_sessions import API_TOKEN, SessionInfo
 
 SESSION_COOKIE = "arena_session"
 CSRF_COOKIE = "arena_csrf"
@@ -84,13 +84,15 @@ class WebSessions:
         request.scope["arena.session"] = found
         return found
 
-    def sign_in(self, request: Request, response: Response, token_id: int) -> None:
+    def sign_in(
+        self, request: Request, response: Response, token_id: int, method: str = API_TOKEN
+    ) -> None:
         """Open a session for the API token ``token_id`` and hand the browser its cookie; a
         session the browser had is ended (a new id at every sign-in: no session fixation)."""
         old = request.cookies.get(SESSION_COOKIE)
         if old:
             self.store.revoke_session(old)
-        new = self.store.open_session(token_id, self.lifetime)
+        new = self.store.open_session(token_id, self.lifetime, method)
         response.set_cookie(
             SESSION_COOKIE, new.session_id, max_age=int(self.lifetime.total_seconds()),
             httponly=True, samesite="strict", secure=self.secure,
