@@ -115,3 +115,21 @@ def tournament_logs(
     if log_dir is not None:
         return Path(log_dir)
     return tournament_log_dir(logs_root(data_dir_of(db, data_dir)), tournament_id)
+SignupOption = Annotated[
+    str,
+    typer.Option(
+        "--signup",
+        help="Who may sign up on the web arena's /signup: open (anyone), invite (with a code "
+        "an admin makes: `arena account invite` or the admin's account page), closed (no one; "
+        "accounts come from `arena token create`).",
+    ),
+]
+
+
+def check_signup(mode: str) -> str:
+    """``--signup``'s value, or a one-line error naming the choices."""
+    from arena.errors import ArenaError
+
+    if mode not in ("open", "invite", "closed"):
+        raise ArenaError(f"--signup must be open, invite or closed, not {mode!r}")
+    return mode

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DataDirOption, DbOption, SandboxOption
+from arena.cli.options import DataDirOption, DbOption, SandboxOption, check_signup
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
 from arena.service.policy import Quotas, TournamentLimits
@@ -169,6 +169,15 @@ def serve(
             "(Secure cookies, HSTS).",
         ),
     ] = False,
+    web_signup: Annotated[
+        str,
+        typer.Option(
+            "--web-signup",
+            "--signup",
+            help="With --web: who may sign up on /signup: open, invite (codes an admin makes) "
+            "or closed.",
+        ),
+    ] = "closed",
 ) -> None:
     """Serve the arena over gRPC: submit bots, run and watch tournaments, read the leaderboard.
 
@@ -191,6 +200,7 @@ def serve(
         raise ArenaError(
             "--max-streams, --max-streams-per-peer and --stream-idle-timeout must be positive"
         )
+    check_signup(web_signup)
     if ray_worker_cpus <= 0:
         raise ArenaError(f"--ray-worker-cpus must be positive, got {ray_worker_cpus:g}")
     run(
@@ -227,6 +237,7 @@ def serve(
             ray_worker_cpus=ray_worker_cpus,
             web_listen=web,
             web_behind_tls=web_behind_tls,
+            web_signup=web_signup,
             ladder=(
                 LadderSettings(
                     concurrency=ladder_concurrency,

@@ -70,6 +70,8 @@ class ServerConfig:
     """Also serve the web arena (arena.web) over the same store on this HOST:PORT."""
     web_behind_tls: bool = False
     """The web arena is reached over HTTPS through a proxy: Secure cookies and HSTS."""
+    web_signup: str = "closed"
+    """With ``web_listen``: who may sign up on the web arena (open, invite, closed)."""
     sandbox: str | None = None
     """auto, on or off (``arena.sandbox``); default ``$ARENA_SANDBOX``, else auto."""
     insecure_no_sandbox: bool = False
@@ -189,7 +191,12 @@ class ArenaServer:
                 self.web = WebServer(
                     self.store,
                     config.web_listen,
-                    WebConfig(data_dir=data_dir, secure_cookies=config.web_behind_tls),
+                    WebConfig(
+                        data_dir=data_dir,
+                        secure_cookies=config.web_behind_tls,
+                        signup=config.web_signup,
+                        quotas=config.quotas,
+                    ),
                 )
         except BaseException:
             self._close_loop()
