@@ -38,7 +38,10 @@ def web(
     to say. The pages update live while a tournament is played into the
     same database by another process (`arena tournament run`). Ctrl-C stops it.
     """
-    from arena.service.submission import default_data_dir
+    from arena.runtime.start_check import check_starts
+    from arena.service.archive import ArchiveLimits
+    from arena.service.policy import Quotas
+    from arena.service.submission import BotSubmissions, default_data_dir
     from arena.store import Store
     from arena.web import WebConfig, WebServer, parse_listen
 
@@ -46,8 +49,13 @@ def web(
     check_signup(signup)
     with Store.open(db) as store:
         # The bots' logs (the owner's logs page) are in the database's data folder.
+        folder = data_dir or default_data_dir(db)
+        # Uploads on /submit take the service's path: its archive rules, quotas and start check.
+        submissions = BotSubmissions(
+            store, folder, ArchiveLimits(), Quotas(), start_check=check_starts
+        )
         config = WebConfig(
-            data_dir=data_dir or default_data_dir(db), secure_cookies=behind_tls, signup=signup
+            data_dir=folder, secure_cookies=behind_tls, signup=signup, submissions=submissions
         )
         server = WebServer(store, listen, config)
         print(

@@ -196,6 +196,7 @@ class ArenaServer:
                         secure_cookies=config.web_behind_tls,
                         signup=config.web_signup,
                         quotas=config.quotas,
+                        submissions=self.submissions,
                     ),
                 )
         except BaseException:

@@ -69,6 +69,7 @@ from arena.web.logs import bot_log
 from arena.web.plot import rating_plot
 from arena.web.replay_view import VIEWS, build_frames, view_seat
 from arena.web.routes.accounts import account_routes
+from arena.web.routes.submit import submit_routes
 from arena.web.sessions import CsrfToken, WebSessions
 from arena.web.stream_limits import StreamSlots
 
@@ -253,6 +254,9 @@ class WebConfig:
     ``closed`` (routes/accounts.py)."""
     quotas: Quotas = field(default_factory=Quotas)
     """The per-account quotas (the service's, with ``arena serve --web``), shown on /account."""
+    submissions: Any = None
+    """``arena.service.submission.BotSubmissions`` that ``/submit`` stores uploads with (the
+    service's own, with ``arena serve --web``); None: the web takes no uploads."""
     data_dir: Path | None = None
     """The database's data folder, where the bots' logs are (``arena serve --data-dir``): the
     owner's logs page reads the files the service's GetMatchLog reads. None: no logs kept."""
@@ -897,6 +901,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         Route("/matches/{match_id:str}", _timed(match_page)),
         Route("/matches/{match_id:str}/logs/{seat:int}", _timed(logs_page)),
         *account_routes(arena, _timed),
+        *submit_routes(arena, _timed),
         Route("/api", _timed(docs_api)),
         Route("/api/leaderboard", _timed(leaderboard_api)),
         Route("/api/bots/{name:str}", _timed(bot_api)),
