@@ -78,7 +78,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[s
     server.start()
     pages = [
         "/", "/bots/random", "/tournaments", f"/tournaments/{tid}", f"/matches/{match_id}?step=20",
-        "/api", "/login", "/signup", "/account", "/submit", "/bots/nobody",
+        "/ladder", "/api", "/login", "/signup", "/account", "/submit", "/bots/nobody",
     ]  # fmt: skip
     try:
         yield server.url.rstrip("/"), pages

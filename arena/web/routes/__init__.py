@@ -1,5 +1,6 @@
 """The web arena's pages that change something, one module per capability, each a list of
-routes that ``create_app`` mounts: accounts (``accounts``). They see the application through
+routes that ``create_app`` mounts: accounts (``accounts``), uploads (``submit``), the
+ladder (``ladder``). They see the application through
 ``Site`` (what ``arena.web.app.WebArena`` offers them), so that they import nothing of it."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
 from arena.store import Store
+from arena.visibility import Visibility
 from arena.web.sessions import WebSessions
 
 
@@ -20,6 +22,8 @@ class Site(Protocol):
     sessions: WebSessions
     config: Any
     """``arena.web.app.WebConfig``."""
+
+    def policy(self, request: Request) -> Visibility: ...
 
     def render(
         self, request: Request, name: str, status: int = 200, **ctx: Any
