@@ -68,3 +68,50 @@ def test_the_ladder_page_shows_the_status_through_the_policy(site: tuple[Store, 
     admin = store.create_token("boss", role="admin")
     seen = httpx.get(url + "/ladder", headers={"authorization": f"Bearer {admin}"}, timeout=20)
     assert SECRET in seen.text and "alpha forfeits mostly against beta" in seen.text
+
+
+def _signed_in(url: str, store: Store, name: str, role: str = "member") -> httpx.Client:
+    store.create_account(name, "a long enough password", role=role)
+    client = httpx.Client(base_url=url, timeout=20)  # the caller closes it
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/login").text)
+    assert csrf
+    signed = client.post(
+        "/login",
+        data={"csrf": csrf[1], "name": name, "password": "a long enough password"},
+    )
+    assert signed.status_code == 303
+    return client
+
+
+def _post(client: httpx.Client, bot: str, action: str) -> httpx.Response:
+    csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/account").text)
+    assert csrf
+    return client.post(f"/bots/{bot}/ladder", data={"csrf": csrf[1], "action": action})
+
+
+def test_the_owner_pauses_and_resumes_her_bot_on_the_ladder(site: tuple[Store, str]) -> None:
+    store, url = site
+    wanda = _signed_in(url, store, "wanda")
+    xavier = _signed_in(url, store, "xavier")
+    admin = _signed_in(url, store, "yolanda", "admin")
+    try:
+        owner = store.account("wanda").token_id
+        v = store.register_bot_version("wbot", "1.0", "a" * 64, "here", owner_token_id=owner)
+        assert 'data-bot="wbot"' in wanda.get("/account").text
+        assert _post(wanda, "wbot", "pause").status_code == 303
+        assert store.ladder_pauses()[v.id]["kind"] == "owner"
+        assert "paused (by hand)" in wanda.get("/account").text
+        # Another member may not resume (or pause) it; its owner may.
+        assert _post(xavier, "wbot", "resume").status_code == 403
+        assert _post(wanda, "wbot", "resume").status_code == 303
+        assert v.id not in store.ladder_pauses()
+        # A pause the ladder made (for faults) is not the owner's to lift; an admin's.
+        store.pause_ladder_version(v.id, "forfeited its last 3 ladder matches", "now")
+        refused = _post(wanda, "wbot", "resume")
+        assert refused.status_code == 403 and "submit a new version" in refused.text
+        assert _post(admin, "wbot", "resume").status_code == 303
+        assert v.id not in store.ladder_pauses()
+        assert _post(wanda, "nobot", "pause").status_code == 404
+    finally:
+        for client in (wanda, xavier, admin):
+            client.close()

@@ -69,6 +69,7 @@ from arena.web.logs import bot_log
 from arena.web.plot import rating_plot
 from arena.web.replay_view import VIEWS, build_frames, view_seat
 from arena.web.routes.accounts import account_routes
+from arena.web.routes.bot_ladder import bot_ladder_routes
 from arena.web.routes.ladder import ladder_routes
 from arena.web.routes.submit import submit_routes
 from arena.web.sessions import CsrfToken, WebSessions
@@ -904,6 +905,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         *account_routes(arena, _timed),
         *submit_routes(arena, _timed),
         *ladder_routes(arena, _timed),
+        *bot_ladder_routes(arena, _timed),
         Route("/api", _timed(docs_api)),
         Route("/api/leaderboard", _timed(leaderboard_api)),
         Route("/api/bots/{name:str}", _timed(bot_api)),

@@ -157,6 +157,7 @@ def account_routes(arena: Site, timed: Callable[..., Any]) -> list[Route]:
         admin = account.role == "admin"
         return arena.render(
             request, "account.html", account=account, bots=bots, quotas=quotas, used=used,
+            pauses=store.ladder_pauses(),
             accounts=store.list_accounts() if admin else None, admin=admin, mode=mode(),
             status=extra.pop("status", 200), title="Your account · Spades Arena", **extra,
         )  # fmt: skip
