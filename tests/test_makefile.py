@@ -1,6 +1,6 @@
 """The Makefile's first run: ``make demo`` installs the runtime alone, ``make setup`` (CI,
-``make test``, ``make lint``) adds the dev tools, Ray, the research environments and buf; read from ``make -n`` over a
-virtualenv that does not exist yet, as on a fresh clone."""
+``make test``, ``make lint``) adds the dev tools, Ray, the research environments and buf; read
+from ``make -n -B`` over a virtualenv that does not exist yet, as on a fresh clone."""
 
 from __future__ import annotations
 

@@ -29,14 +29,17 @@ from arena.store.migrate import head_revision
 
 MakeResult = Callable[..., MatchResult]
 TABLES = {
+    "accounts",
     "alembic_version",
     "api_tokens",
     "bots",
+    "invite_codes",
     "bot_versions",
     "matches",
     "match_analyses",
     "ratings",
     "settings",
+    "sign_in_failures",
     "submissions",
     "tournaments",
     "tournament_games",

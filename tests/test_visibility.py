@@ -454,7 +454,7 @@ def test_the_owner_reads_her_bots_log_in_a_browser(served: Served) -> None:
             assert page.locator("#need-login").is_visible()
             page.goto(f"{served.web}/login?next={log_path}")
             page.fill("input[name=token]", served.alice)
-            page.click("button[type=submit]")
+            page.click("#token-login button")
             page.wait_for_selector("#log")
             assert LOG_SECRET in page.locator("#log").inner_text()
             # The sealed game's log waits for its twin, for its owner too.

@@ -547,7 +547,7 @@ def test_browser_signs_in_and_out_with_a_session(site: Site, page: Any) -> None:
     assert page.locator("#need-login").count() == 1
     page.click("#need-login a")
     page.fill("input[name=token]", site.owner_token)
-    page.click("form.login button")
+    page.click("#token-login button")
     page.wait_for_url(logs)
     assert page.locator("#need-login").count() == 0
     cookies = {c["name"]: c for c in page.context.cookies()}

@@ -16,6 +16,7 @@ os.environ.setdefault("GRPC_TRACE", "")
 
 import typer
 
+from arena.cli import account as account_cli
 from arena.cli import analyse as analyse_cli
 from arena.cli import bench, match_group
 from arena.cli import bot as bot_cli
@@ -51,6 +52,7 @@ app.command("ratings")(ratings_cli.ratings)
 app.command("serve")(serve_cli.serve)
 app.add_typer(bot_cli.app, name="bot")
 app.add_typer(token_cli.app, name="token")
+app.add_typer(account_cli.app, name="account")
 app.add_typer(tournament_cli.app, name="tournament")
 app.add_typer(ladder_cli.app, name="ladder")
 app.command("demo")(demo_cli.demo)

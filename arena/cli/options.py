@@ -131,3 +131,23 @@ HOUSE_HELP = (
     "submission is played at once: none, sample (every sample bot, the expert too) or "
     "comma-separated sample bot names."
 )
+
+
+SignupOption = Annotated[
+    str,
+    typer.Option(
+        "--signup",
+        help="Who may sign up on the web arena's /signup: open (anyone), invite (with a code "
+        "an admin makes: `arena account invite` or the admin's account page), closed (no one; "
+        "accounts come from `arena token create`).",
+    ),
+]
+
+
+def check_signup(mode: str) -> str:
+    """``--signup``'s value, or a one-line error naming the choices."""
+    from arena.errors import ArenaError
+
+    if mode not in ("open", "invite", "closed"):
+        raise ArenaError(f"--signup must be open, invite or closed, not {mode!r}")
+    return mode

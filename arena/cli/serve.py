@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import HOUSE_HELP, DataDirOption, DbOption, SandboxOption
+from arena.cli.options import HOUSE_HELP, DataDirOption, DbOption, SandboxOption, check_signup
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
 from arena.service.policy import Quotas, TournamentLimits
@@ -182,6 +182,15 @@ def serve(
             "number of low-priority processes.",
         ),
     ] = "1",
+    web_signup: Annotated[
+        str,
+        typer.Option(
+            "--web-signup",
+            "--signup",
+            help="With --web: who may sign up on /signup: open, invite (codes an admin makes) "
+            "or closed.",
+        ),
+    ] = "closed",
 ) -> None:
     """Serve the arena over gRPC: submit bots, run and watch tournaments, read the leaderboard.
 
@@ -206,6 +215,7 @@ def serve(
         raise ArenaError(
             "--max-streams, --max-streams-per-peer and --stream-idle-timeout must be positive"
         )
+    check_signup(web_signup)
     if ray_worker_cpus <= 0:
         raise ArenaError(f"--ray-worker-cpus must be positive, got {ray_worker_cpus:g}")
     run(
@@ -243,6 +253,7 @@ def serve(
             web_listen=web,
             web_behind_tls=web_behind_tls,
             analysis_processes=parse_analysis(analysis),
+            web_signup=web_signup,
             ladder=(
                 LadderSettings(
                     concurrency=ladder_concurrency,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DataDirOption, DbOption
+from arena.cli.options import DataDirOption, DbOption, SignupOption, check_signup
 
 DEFAULT_WEB_LISTEN = "127.0.0.1:8080"
 
@@ -39,23 +39,36 @@ def web(
             "number of low-priority processes.",
         ),
     ] = "1",
+    signup: SignupOption = "closed",
 ) -> None:
     """Serve the web arena for a database: open the printed URL in a browser.
 
-    Read-only but for signing in; the pages update live while a tournament is played into the
+    People sign in with an account's password or an API token; who may sign up is --signup's
+    to say. The pages update live while a tournament is played into the
     same database by another process (`arena tournament run`). Ctrl-C stops it.
     """
     from arena.analysis_worker import AnalysisWorkers, parse_analysis
-    from arena.service.submission import default_data_dir
+    from arena.runtime.start_check import check_starts
+    from arena.service.archive import ArchiveLimits
+    from arena.service.policy import Quotas
+    from arena.service.submission import BotSubmissions, default_data_dir
     from arena.store import Store
     from arena.store.database import resolve_url
     from arena.web import WebConfig, WebServer, parse_listen
 
     parse_listen(listen)  # a bad address is told before the database is opened
     processes = parse_analysis(analysis)
+    check_signup(signup)
     with Store.open(db) as store:
         # The bots' logs (the owner's logs page) are in the database's data folder.
-        config = WebConfig(data_dir=data_dir or default_data_dir(db), secure_cookies=behind_tls)
+        folder = data_dir or default_data_dir(db)
+        # Uploads on /submit take the service's path: its archive rules, quotas and start check.
+        submissions = BotSubmissions(
+            store, folder, ArchiveLimits(), Quotas(), start_check=check_starts
+        )
+        config = WebConfig(
+            data_dir=folder, secure_cookies=behind_tls, signup=signup, submissions=submissions
+        )
         server = WebServer(store, listen, config)
         print(
             f"arena: web arena on {server.url} (database {store.url}); Ctrl-C stops it",

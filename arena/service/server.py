@@ -72,6 +72,8 @@ class ServerConfig:
     """The web arena is reached over HTTPS through a proxy: Secure cookies and HSTS."""
     analysis_processes: int = 0
     """Low-priority processes analysing recorded matches (``arena.analysis_worker``); 0: none."""
+    web_signup: str = "closed"
+    """With ``web_listen``: who may sign up on the web arena (open, invite, closed)."""
     sandbox: str | None = None
     """auto, on or off (``arena.sandbox``); default ``$ARENA_SANDBOX``, else auto."""
     insecure_no_sandbox: bool = False
@@ -199,7 +201,13 @@ class ArenaServer:
                 self.web = WebServer(
                     self.store,
                     config.web_listen,
-                    WebConfig(data_dir=data_dir, secure_cookies=config.web_behind_tls),
+                    WebConfig(
+                        data_dir=data_dir,
+                        secure_cookies=config.web_behind_tls,
+                        signup=config.web_signup,
+                        quotas=config.quotas,
+                        submissions=self.submissions,
+                    ),
                 )
         except BaseException:
             self._close_loop()

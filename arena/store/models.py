@@ -81,11 +81,54 @@ class ApiToken(Base):
     """``member`` (submits its bots, runs tournaments of them) or ``admin`` (docs/service.md)."""
 
 
+class Account(Base):
+    """A person who signs in to the web arena with a name and a password (argon2id; the hash
+    only). Its identity is the API token row ``token_id``: the bots it owns name that row as
+    owner, as the service's tokens always did, so a token made before accounts existed became
+    an account (migration 0008) that owns what the token submitted. ``password_hash`` is None
+    until a password is set; a disabled account signs in nowhere (web or service)."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    token_id: Mapped[int] = mapped_column(ForeignKey("api_tokens.id"), unique=True)
+    password_hash: Mapped[str | None] = mapped_column(String(200), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    disabled_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class InviteCode(Base):
+    """A code that lets one person sign up when sign-up is by invitation: its SHA-256 only."""
+
+    __tablename__ = "invite_codes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_by: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
+    used_by: Mapped[int | None] = mapped_column(ForeignKey("accounts.id"), default=None)
+    used_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class SignInFailure(Base):
+    """A refused password sign-in: the recent ones, per account name and per address, are
+    what the sign-in rate limit counts (``arena.store.accounts``)."""
+
+    __tablename__ = "sign_in_failures"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    account_name: Mapped[str] = mapped_column(String(100), index=True)
+    address: Mapped[str] = mapped_column(String(64), index=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
 class WebSession(Base):
     """A signed-in browser of the web arena: the cookie holds a random id, the row its SHA-256
     only. Revoked by signing out (or by revoking the API token it was opened with); it ends at
-    ``expires_at`` regardless. ``method`` says how the browser signed in: ``api_token`` (with
-    ``token_id``) today; accounts with passwords add their own column and method."""
+    ``expires_at`` regardless. ``method`` says how the browser signed in: ``api_token`` or
+    ``password`` (an account's; ``token_id`` is then the account's identity row)."""
 
     __tablename__ = "web_sessions"
 

@@ -2,14 +2,15 @@
 keeps: bots and versions (``bots``), matches (``matches``), tournaments (``tournaments``),
 ratings (``ratings_store``), API tokens (``tokens``), the ladder's state
 (``ladder_state``), matches' analyses (``analyses``), the service's submissions that its quotas
-count (``quotas``) and the web arena's sessions (``web_sessions``), over a shared core
-(``core``: the engine, sessions, errors and dialect). ``Store.open`` checks the schema and
-connects them."""
+count (``quotas``), the web arena's sessions (``web_sessions``) and accounts (``accounts``),
+over a shared core (``core``: the engine, sessions, errors and dialect). ``Store.open`` checks
+the schema and connects them."""
 
 from __future__ import annotations
 
 from arena.ratings import RatingConfig
 from arena.store import migrate
+from arena.store.accounts import AccountsMixin
 from arena.store.analyses import AnalysesMixin
 from arena.store.bots import BotsMixin
 from arena.store.core import connect, guarded
@@ -34,6 +35,7 @@ class Store(
     LadderStateMixin,
     QuotasMixin,
     WebSessionsMixin,
+    AccountsMixin,
 ):
     """The arena's database. Open with ``Store.open(url)``; thread-safe; close when done."""
 

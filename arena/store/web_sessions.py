@@ -2,9 +2,9 @@
 keeps its SHA-256 only (a copy of the database opens no session), and a session can be revoked
 (signing out, or revoking the API token it was opened with) and always expires.
 
-Only ``api_token`` sessions exist today: a browser signs in with an API token, which is checked
-once and never stored in the browser. Accounts with passwords sign in to the same table with a
-method of their own."""
+A browser signs in with an API token (``api_token``: checked once, never stored in the browser)
+or with an account's password (``password``, ``arena.store.accounts``); either way the session
+names the account's identity row (``token_id``). A disabled account's sessions are none."""
 
 from __future__ import annotations
 
@@ -17,10 +17,13 @@ from sqlalchemy import delete, select, update
 
 from arena.store.core import StoreCore
 from arena.store.errors import StoreError
-from arena.store.models import ApiToken, WebSession, utcnow
+from arena.store.models import Account, ApiToken, WebSession, utcnow
 
 API_TOKEN = "api_token"
 """``WebSession.method`` of a session opened with an API token."""
+PASSWORD = "password"
+"""``WebSession.method`` of a session opened with an account's password."""
+METHODS = (API_TOKEN, PASSWORD)
 PURGE_AFTER = timedelta(days=30)
 """Expired or revoked sessions are deleted this long after they ended."""
 
@@ -51,10 +54,15 @@ def session_hash(session_id: str) -> str:
 class WebSessionsMixin(StoreCore):
     """Web sessions: opened, looked up, revoked, purged."""
 
-    def open_session(self, token_id: int, lifetime: timedelta) -> NewSession:
-        """A session for the API token ``token_id``, valid for ``lifetime``."""
+    def open_session(
+        self, token_id: int, lifetime: timedelta, method: str = API_TOKEN
+    ) -> NewSession:
+        """A session for the identity row ``token_id``, opened by ``method``, valid for
+        ``lifetime``."""
         if lifetime <= timedelta(0):
             raise StoreError("a session's lifetime must be positive")
+        if method not in METHODS:
+            raise StoreError(f"unknown sign-in method {method!r}")
         session_id = secrets.token_urlsafe(32)
         csrf = secrets.token_urlsafe(32)
         now = utcnow()
@@ -66,28 +74,29 @@ class WebSessionsMixin(StoreCore):
             )
             s.add(
                 WebSession(
-                    id_hash=session_hash(session_id), method=API_TOKEN, token_id=token_id,
+                    id_hash=session_hash(session_id), method=method, token_id=token_id,
                     csrf_token=csrf, created_at=now, expires_at=expires,
                 )
             )  # fmt: skip
         return NewSession(session_id, csrf, expires)
 
     def session(self, session_id: str) -> SessionInfo | None:
-        """The live session with this id; None when unknown, expired, revoked, or its token
-        was revoked."""
+        """The live session with this id; None when unknown, expired, revoked, its account
+        disabled, or (signed in with a token) its token revoked."""
         now = utcnow()
         with self._read() as s:
             row = s.execute(
-                select(WebSession, ApiToken)
+                select(WebSession, ApiToken, Account.disabled_at)
                 .join(ApiToken, ApiToken.id == WebSession.token_id)
+                .outerjoin(Account, Account.token_id == ApiToken.id)
                 .where(WebSession.id_hash == session_hash(session_id))
             ).first()
             if row is None:
                 return None
-            sess, token = row
-            if sess.revoked_at is not None or sess.expires_at <= now:
+            sess, token, disabled_at = row
+            if sess.revoked_at is not None or sess.expires_at <= now or disabled_at is not None:
                 return None
-            if token.token_hash.startswith("revoked:"):
+            if sess.method == API_TOKEN and token.token_hash.startswith("revoked:"):
                 return None
             return SessionInfo(token.id, token.name, token.role, sess.csrf_token, sess.expires_at)
 

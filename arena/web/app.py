@@ -1,8 +1,9 @@
 """The web arena as a Starlette application: pages and a JSON read API over one store.
 
-Read-only but for sign-in: public pages need no login; a bot's logs and its own words need its
-owner's API token (the gRPC service's tokens), sent as ``Authorization: Bearer …``, or given
-once to the login form, which opens a server-side session (``sessions.py``). What a page or an
+Public pages need no sign-in; a bot's logs and its own words need its owner: an API token (the
+gRPC service's) sent as ``Authorization: Bearer …``, or a browser signed in to the owner's
+account with its password or the token (``routes/accounts.py``, a server-side session:
+``sessions.py``). What a page or an
 API answer shows of a tournament, a match, a bot or a log is ``arena.visibility``'s to say (the
 service reads through the same policy): a running tournament's seed and a deal still to be
 played are shown to no one. An unknown bot, match or tournament is a 404, a malformed query
@@ -36,7 +37,6 @@ from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
     JSONResponse,
-    RedirectResponse,
     Response,
 )
 from starlette.routing import Mount, Route
@@ -48,6 +48,7 @@ from arena.ratings import INTERVAL_Z, conservative_score
 from arena.referee.replay import ReplayError, hands_of
 from arena.rules import ENGINE_VERSION, RulesError
 from arena.rules.cards import card_name
+from arena.service.policy import Quotas
 from arena.store import MatchSummary, NotFoundError, NotOwnerError, Store, StoreError
 from arena.store.rated import describe_unrated
 from arena.tournament import tournament_standings
@@ -69,7 +70,11 @@ from arena.web.live import LiveHub
 from arena.web.logs import bot_log
 from arena.web.plot import rating_plot
 from arena.web.replay_view import VIEWS, build_frames, view_seat
+from arena.web.routes.accounts import account_routes
+from arena.web.routes.bot_ladder import bot_ladder_routes
+from arena.web.routes.ladder import ladder_routes
 from arena.web.routes.play import PlayConfig, play_routes
+from arena.web.routes.submit import submit_routes
 from arena.web.sessions import CsrfToken, WebSessions
 from arena.web.stream_limits import StreamSlots
 
@@ -256,6 +261,14 @@ class WebConfig:
     """Live event streams open at once from one client address."""
     session_days: float = 7.0
     """A signed-in browser's session ends this long after signing in (sessions.py)."""
+    signup: str = "closed"
+    """Who may sign up on ``/signup``: ``open``, ``invite`` (with a code an admin made) or
+    ``closed`` (routes/accounts.py)."""
+    quotas: Quotas = field(default_factory=Quotas)
+    """The per-account quotas (the service's, with ``arena serve --web``), shown on /account."""
+    submissions: Any = None
+    """``arena.service.submission.BotSubmissions`` that ``/submit`` stores uploads with (the
+    service's own, with ``arena serve --web``); None: the web takes no uploads."""
     data_dir: Path | None = None
     """The database's data folder, where the bots' logs are (``arena serve --data-dir``): the
     owner's logs page reads the files the service's GetMatchLog reads. None: no logs kept."""
@@ -313,6 +326,8 @@ class WebArena:
         ctx.setdefault("title", "Spades Arena")
         ctx["path"] = request.url.path
         ctx["csrf"] = csrf = CsrfToken(self.sessions, request)
+        ctx.setdefault("me", self.sessions.current(request))
+        ctx.setdefault("signup_open", self.config.signup != "closed")
         response = HTMLResponse(self.env.get_template(name).render(**ctx), status_code=status)
         csrf.set_cookie(response, self.config.secure_cookies)
         return response
@@ -950,30 +965,6 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         text = None if folder is None else read_match_log(store, match_id, seat, data_dir=folder)
         return arena.render(request, "logs.html", log=bot_log(text), caller=viewer.name, **ctx)
 
-    def login_page(request: Request) -> Response:
-        return arena.render(request, "login.html", next=_safe_next(request.query_params))
-
-    async def login_post(request: Request) -> Response:
-        form = await arena.sessions.read_form(request)  # 403 without its CSRF token
-        token = str(form.get("token", "")).strip()
-        target = _safe_next(form)
-        info = await anyio.to_thread.run_sync(store.verify_token, token) if token else None
-        if info is None:
-            return arena.render(
-                request, "login.html", status=401, next=target,
-                error="unknown token: it was never issued by this arena, or revoked",
-            )
-        # The browser gets a session, never the token (sessions.py).
-        response = RedirectResponse(target, status_code=303)
-        await anyio.to_thread.run_sync(arena.sessions.sign_in, request, response, info.id)
-        return response
-
-    async def logout(request: Request) -> Response:
-        await arena.sessions.read_form(request)
-        response = RedirectResponse("/", status_code=303)
-        await anyio.to_thread.run_sync(arena.sessions.sign_out, request, response)
-        return response
-
     def docs_api(request: Request) -> Response:
         return arena.render(request, "api.html", title="JSON API · Spades Arena")
 
@@ -1017,9 +1008,10 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         Route("/tournaments/{tid}/events", tournament_events),
         Route("/matches/{match_id:str}", _timed(match_page)),
         Route("/matches/{match_id:str}/logs/{seat:int}", _timed(logs_page)),
-        Route("/login", _timed(login_page), methods=["GET"]),
-        Route("/login", login_post, methods=["POST"]),
-        Route("/logout", logout, methods=["POST"]),
+        *account_routes(arena, _timed),
+        *submit_routes(arena, _timed),
+        *ladder_routes(arena, _timed),
+        *bot_ladder_routes(arena, _timed),
         Route("/api", _timed(docs_api)),
         Route("/api/leaderboard", _timed(leaderboard_api)),
         Route("/api/bots/{name:str}", _timed(bot_api)),
@@ -1057,11 +1049,3 @@ def _gzipped(request: Request, body: bytes, headers: dict[str, str] | None = Non
             body, media_type="application/json", headers={"content-encoding": "gzip", **extra}
         )
     return Response(gzip.decompress(body), media_type="application/json", headers=extra)
-
-
-def _safe_next(params: Any) -> str:
-    """Where to go after logging in: a path on this site only (no open redirect)."""
-    target = str(params.get("next", "") or "/")
-    if not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return "/"
-    return target

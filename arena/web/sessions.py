@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from arena.store import Store
-from arena.store.web_sessions import SessionInfo
+from arena.store.web_sessions import API_TOKEN, SessionInfo
 
 SESSION_COOKIE = "arena_session"
 CSRF_COOKIE = "arena_csrf"
@@ -84,13 +84,15 @@ class WebSessions:
         request.scope["arena.session"] = found
         return found
 
-    def sign_in(self, request: Request, response: Response, token_id: int) -> None:
+    def sign_in(
+        self, request: Request, response: Response, token_id: int, method: str = API_TOKEN
+    ) -> None:
         """Open a session for the API token ``token_id`` and hand the browser its cookie; a
         session the browser had is ended (a new id at every sign-in: no session fixation)."""
         old = request.cookies.get(SESSION_COOKIE)
         if old:
             self.store.revoke_session(old)
-        new = self.store.open_session(token_id, self.lifetime)
+        new = self.store.open_session(token_id, self.lifetime, method)
         response.set_cookie(
             SESSION_COOKIE, new.session_id, max_age=int(self.lifetime.total_seconds()),
             httponly=True, samesite="strict", secure=self.secure,
@@ -126,6 +128,35 @@ class WebSessions:
                 "site): reload the page and send it again",
             )
         return form
+
+
+    async def read_upload(
+        self, request: Request, field: str, max_bytes: int
+    ) -> tuple[dict[str, str], str, bytes]:
+        """A posted multipart form with one file in ``field`` of at most ``max_bytes``: its
+        other fields, the file's name and its bytes; checked as :meth:`read_form` checks (same
+        origin, the session's CSRF token), and refused (413) when larger, before it is read."""
+        _check_origin(request)
+        declared = request.headers.get("content-length")
+        if declared is None or not declared.isdigit() or int(declared) > max_bytes + 64 * 1024:
+            raise HTTPException(413, f"the upload is over {max_bytes} bytes")
+        async with request.form(max_files=1, max_fields=20, max_part_size=MAX_FORM_BYTES) as got:
+            form = {k: v for k, v in got.items() if isinstance(v, str)}
+            upload = got.get(field)
+            sent = form.pop(CSRF_FIELD, "")
+            session = await anyio.to_thread.run_sync(self.current, request)
+            expected = "" if session is None else session.csrf_token
+            if not expected or not hmac.compare_digest(sent.encode(), expected.encode()):
+                raise HTTPException(
+                    403, "this form has no valid CSRF token (it is stale, or was posted from "
+                    "another site, or you are signed out): reload the page and send it again",
+                )  # fmt: skip
+            if upload is None or isinstance(upload, str):
+                raise HTTPException(400, f"choose a file to upload ({field})")
+            data = await upload.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                raise HTTPException(413, f"the upload is over {max_bytes} bytes")
+            return form, upload.filename or "", data
 
 
 def _check_origin(request: Request) -> None:

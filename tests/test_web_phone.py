@@ -1,0 +1,128 @@
+"""Every page of the web arena on a phone, in Debian's chromium: at 390 px wide (and at 1280)
+no page scrolls sideways (``scrollWidth <= innerWidth``): wide tables scroll in their own
+boxes, the nav wraps, the replay's card table scales. Screenshots of a few go to docs/."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from random import Random
+from typing import Any
+
+import pytest
+
+from arena.referee.record import DecisionRecord, MatchResult, Termination
+from arena.rules import ENGINE_VERSION, Match, RuleSet
+from arena.store import Store
+from arena.tournament import TournamentSettings, create_tournament
+from arena.web import WebServer
+from arena.web.app import WebConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_bots"
+DOCS = ROOT / "docs"
+CHROMIUM = "/usr/bin/chromium"
+RULES = RuleSet(max_hands=2)
+PASSWORD = "correct horse battery"
+WIDTHS = (390, 1280)
+SCREENSHOTS = {
+    390: {"/": "home", "/account": "account", "/matches/": "replay"},
+    1280: {"/account": "account"},
+}
+"""width -> {page (a path, or the start of one) -> name}: kept in docs/ as web-<name>-<width>.png
+(the window only, not the whole page: a few, small)."""
+
+pytestmark = [pytest.mark.web, pytest.mark.slow]
+
+
+def engine_match(match_id: str, seed: int, rng_seed: int) -> MatchResult:
+    """A match played through the engine by random players (a real record, no bots)."""
+    m = Match(seed, RULES)
+    rng = Random(rng_seed)
+    decisions = []
+    while not m.is_over:
+        action = m.random_action(rng)
+        decisions.append(DecisionRecord(m.to_act, m.decision, action, 100 + len(decisions)))
+        m.apply(action)
+    assert m.outcome is not None
+    now = datetime.now(UTC)
+    return MatchResult(
+        match_id=match_id, seed=seed, rules=RULES, engine_version=ENGINE_VERSION,
+        players=("random", "heuristic"), winner=m.outcome.winner, scores=m.scores,
+        hands_played=m.outcome.hands_played, termination=Termination.HAND_LIMIT, faults=(0, 0),
+        detail="", decisions=tuple(decisions), started_at=now, finished_at=now,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[str]]]:
+    """A finished tournament (so its matches replay), an admin account; the pages to visit."""
+    folder = tmp_path_factory.mktemp("web-phone")
+    store = Store.open(str(folder / "arena.db"))
+    tid = create_tournament(
+        store,
+        TournamentSettings(
+            bots=[str(SAMPLES / "random"), str(SAMPLES / "heuristic")], games=2, seed=5,
+            rules=RULES,
+        ),
+    )  # fmt: skip
+    match_id = ""
+    for game in store.pending_games(tid):
+        result = engine_match(f"p-{game.ordinal}", game.seed, game.ordinal)
+        store.record_match(result, seat_versions=game.seat_versions, tournament_game_id=game.id)
+        match_id = match_id or result.match_id
+    store.create_account("organiser", PASSWORD, role="admin")
+    server = WebServer(store, "127.0.0.1:0", WebConfig(signup="invite"))
+    server.start()
+    pages = [
+        "/", "/bots/random", "/tournaments", f"/tournaments/{tid}", f"/matches/{match_id}?step=20",
+        "/ladder", "/api", "/login", "/signup", "/account", "/submit", "/bots/nobody",
+    ]  # fmt: skip
+    try:
+        yield server.url.rstrip("/"), pages
+    finally:
+        server.stop()
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but {CHROMIUM} is missing: .ci/run installs chromium")
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_page_scrolls_sideways(site: tuple[str, list[str]], browser: Any, width: int) -> None:
+    url, pages = site
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    page = context.new_page()
+    page.goto(url + "/login")
+    page.fill("#password-login input[name=name]", "organiser")
+    page.fill("#password-login input[name=password]", PASSWORD)
+    page.click("#password-login button")
+    page.wait_for_url(url + "/")
+    wide = {}
+    for path in pages:
+        page.goto(url + path)
+        page.wait_for_load_state("load")
+        if path.startswith("/matches/"):  # the replay draws its card table by script
+            page.wait_for_selector('#viewer[data-rendered="20"]')
+            page.locator("#viewer").scroll_into_view_if_needed()
+        sizes = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if sizes[0] > sizes[1]:
+            wide[path] = sizes
+        for start, name in SCREENSHOTS.get(width, {}).items():
+            if path == start or (start.endswith("/") and start != "/" and path.startswith(start)):
+                page.screenshot(path=str(DOCS / f"web-{name}-{width}.png"))
+    context.close()
+    assert not wide, f"pages wider than the window (scrollWidth, innerWidth): {wide}"
