@@ -151,3 +151,14 @@ def check_signup(mode: str) -> str:
     if mode not in ("open", "invite", "closed"):
         raise ArenaError(f"--signup must be open, invite or closed, not {mode!r}")
     return mode
+
+
+AnalysisOption = Annotated[
+    str,
+    typer.Option(
+        "--analysis",
+        envvar="ARENA_ANALYSIS",
+        help="Analyse recorded matches in the background (docs/analysis.md): off, or the "
+        "number of low-priority processes.",
+    ),
+]

@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import HOUSE_HELP, DataDirOption, DbOption, SandboxOption, check_signup
+from arena.cli.options import (
+    HOUSE_HELP,
+    AnalysisOption,
+    DataDirOption,
+    DbOption,
+    SandboxOption,
+    check_signup,
+)
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
 from arena.service.policy import Quotas, TournamentLimits
@@ -173,15 +180,7 @@ def serve(
             "(Secure cookies, HSTS).",
         ),
     ] = False,
-    analysis: Annotated[
-        str,
-        typer.Option(
-            "--analysis",
-            envvar="ARENA_ANALYSIS",
-            help="Analyse recorded matches in the background (docs/analysis.md): off, or the "
-            "number of low-priority processes.",
-        ),
-    ] = "1",
+    analysis: AnalysisOption = "1",
     web_signup: Annotated[
         str,
         typer.Option(

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DataDirOption, DbOption, SignupOption, check_signup
+from arena.cli.options import AnalysisOption, DataDirOption, DbOption, SignupOption, check_signup
 
 DEFAULT_WEB_LISTEN = "127.0.0.1:8080"
 
@@ -30,15 +30,7 @@ def web(
             "Secure and every response carries HSTS.",
         ),
     ] = False,
-    analysis: Annotated[
-        str,
-        typer.Option(
-            "--analysis",
-            envvar="ARENA_ANALYSIS",
-            help="Analyse recorded matches in the background (docs/analysis.md): off, or the "
-            "number of low-priority processes.",
-        ),
-    ] = "1",
+    analysis: AnalysisOption = "1",
     signup: SignupOption = "closed",
 ) -> None:
     """Serve the web arena for a database: open the printed URL in a browser.
