@@ -12,7 +12,7 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -149,3 +149,21 @@ def make_result() -> Callable[..., MatchResult]:
         )
 
     return make
+
+CHROMIUM = "/usr/bin/chromium"
+"""The browser of the web tests: Debian's chromium, driven by Playwright (no browser download)."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One chromium for a test module's pages (CI must have it: .ci/run installs it)."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but {CHROMIUM} is missing: .ci/run installs chromium")
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()

@@ -480,20 +480,6 @@ def artifacts(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFact
     return folder
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but {CHROMIUM} is missing: .ci/run installs chromium")
-        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})

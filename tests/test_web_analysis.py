@@ -15,7 +15,7 @@ from arena.referee.analysed import analyse_result
 from arena.store import Store
 from arena.web.server import WebServer
 from tests.test_analyse_cli import played
-from tests.test_web import artifacts, browser, page  # noqa: F401 (the browser fixtures)
+from tests.test_web import artifacts, page  # noqa: F401 (the page fixtures; browser: conftest)
 
 
 @pytest.fixture

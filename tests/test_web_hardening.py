@@ -10,7 +10,6 @@ violation.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import select
 import socket
@@ -36,7 +35,6 @@ from arena.web.app import WebConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_bots"
-CHROMIUM = "/usr/bin/chromium"
 RULES = RuleSet(max_hands=1)
 HEAD_TIMEOUT_S = 2.0
 ATTACKERS = 300
@@ -410,20 +408,6 @@ def test_arena_web_behind_tls_sends_hsts_and_secure_cookies(site: Site, tmp_path
 
 
 # -- in a real browser ----------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but {CHROMIUM} is missing: .ci/run installs chromium")
-        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 REPORT_VIOLATIONS = """

@@ -28,7 +28,6 @@ from arena.web import WebConfig, WebServer
 from arena.web.routes.play import PlayConfig
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_bots"
-CHROMIUM = "/usr/bin/chromium"
 
 pytestmark = [pytest.mark.web, pytest.mark.slow]
 
@@ -44,20 +43,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Store]
     finally:
         server.stop()
         store.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set but {CHROMIUM} is missing: .ci/run installs chromium")
-        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 def _new_page(browser: Any, width: int = 1280) -> tuple[Any, Any, list[str]]:
