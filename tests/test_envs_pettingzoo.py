@@ -3,6 +3,7 @@ engine's information set at every step, rewards, the exchange's card-by-card act
 
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -199,21 +200,66 @@ def test_from_hand_starts_a_hand_in_a_given_position() -> None:
         )
 
 
-def test_the_environments_fast_encoder_gives_the_observations_array() -> None:
-    """``encode_match`` (from the engine's plain values, the environments' step) and
-    ``encode`` (from an Observation, the SDK's) give the same array in every state."""
-    for seed, rules in (
-        (1, RuleSet(max_hands=2)),
-        (2, RuleSet(max_hands=2, draw_decision_public=True)),
-    ):
-        m, rng = Match(seed, rules), random.Random(seed)
-        while True:
-            for seat in (0, 1):
-                picked = (3, 17) if m.to_act == seat else ()
-                assert np.array_equal(
-                    encoding.encode_match(m, seat, picked),
-                    encoding.encode(m.observation(seat), picked),
-                )
-            if m.is_over:
-                break
-            m.apply(m.random_action(rng))
+def _c_encoder() -> None:
+    if not encoding.C_ENCODER:
+        if os.environ.get("ARENA_TEST_REQUIRE_C_ENCODER") == "1":
+            pytest.fail("the C observation encoder (arena/envs/_obs.c) was not built")
+        pytest.skip("the C observation encoder was not built (no C compiler at install)")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_fast_encoders_give_the_observations_array_on_every_decision(seed: int) -> None:
+    """``encode_match_py`` (from the engine's plain values, the reference) and
+    ``encode_match_c`` (``arena/envs/_obs.c``, the environments' step) give ``encode``'s array
+    (from an Observation, the SDK's) for both seats on every decision of whole matches of every
+    rule set, exchanges under way included."""
+    _c_encoder()
+    rules = RuleSet(
+        max_hands=3,
+        target_score=150 + 50 * (seed % 3),
+        draw_decision_public=seed % 2 == 0,
+        double_nil_allowed=seed % 4 != 3,
+        nil_tricks_count_as_bags=seed % 3 == 0,
+    )
+    m, rng = Match(seed, rules), random.Random(seed)
+    cache = encoding.RulesCache()
+    checked = 0
+    while True:
+        for seat in (0, 1):
+            picked = (
+                tuple(sorted(rng.sample(m.hand(seat), rng.randrange(3))))
+                if (m.decision is Decision.EXCHANGE and m.to_act == seat)
+                else ()
+            )
+            reference = encoding.encode(m.observation(seat), picked)
+            assert encoding.encode_match_py(m, seat, picked).tobytes() == reference.tobytes()
+            assert encoding.encode_match_c(m, seat, picked, cache).tobytes() == reference.tobytes()
+            checked += 1
+        if m.is_over:
+            break
+        m.apply(m.random_action(rng))
+    assert checked > 100
+
+
+def test_the_c_encoder_refuses_what_is_not_an_information_set() -> None:
+    _c_encoder()
+    from arena.envs import _obs
+
+    m = Match(1)
+    info = m.information_set(0)
+    out = np.empty(encoding.SIZE, np.float32)
+    floats = encoding.RulesCache().get(m.rules)
+    with pytest.raises(TypeError, match="11-tuple"):
+        _obs.fill(out, info[:10], 0, 1, 0, (), floats, 200, 500)
+    with pytest.raises(ValueError, match="float32 array of 480"):
+        _obs.fill(np.empty(10, np.float32), info, 0, 1, 0, (), floats, 200, 500)
+    with pytest.raises(ValueError, match="float32 array of 480"):
+        _obs.fill(np.empty(encoding.SIZE), info, 0, 1, 0, (), floats, 200, 500)  # float64
+    with pytest.raises(ValueError, match="a card is 0-51, got 52"):
+        _obs.fill(out, info, 0, 1, 0, (52,), floats, 200, 500)
+    with pytest.raises(ValueError, match="bits 0-51"):
+        _obs.fill(out, (*info[:2], 1 << 52, *info[3:]), 0, 1, 0, (), floats, 200, 500)
+    with pytest.raises(ValueError, match="seat 0/1"):
+        _obs.fill(out, info, 2, 1, 0, (), floats, 200, 500)
+    with pytest.raises(ValueError, match="int8 array of 71"):
+        _obs.card_mask(np.empty(52, np.int8), 1)

@@ -111,12 +111,14 @@ def _mask_bits(mask: int) -> np.ndarray:
 
 _UNPACK = np.unpackbits
 _SEAT_BLOCKS: dict[tuple[object, ...], np.ndarray] = {}
-"""Both seats' encoded public facts by (seats, seat, rules): they change a few times a hand."""
+"""The array's tail (both seats' encoded public facts, the rule set) by (seats, seat, rules):
+it changes a few times a hand."""
 
 
-def encode_match(match: Match, seat: int, picked: tuple[int, ...] = ()) -> np.ndarray:
+def encode_match_py(match: Match, seat: int, picked: tuple[int, ...] = ()) -> np.ndarray:
     """``encode(match.observation(seat), picked)``, from the engine's plain values
-    (``Match.information_set``) without building the Observation: the environments' step."""
+    (``Match.information_set``) without building the Observation: the reference of the C
+    encoder (``encode_match``), and what serves where it was not built."""
     (
         hand_number,
         first_drawer,
@@ -161,23 +163,107 @@ def encode_match(match: Match, seat: int, picked: tuple[int, ...] = ()) -> np.nd
     v[STOCK] = stock_size / 52
     v[BROKEN] = broken
     v[HAND_NUMBER] = hand_number / rules.max_hands
+    v[SEATS:] = _tail(seats, seat, rules)
+    return v
+
+
+def _tail(seats: tuple[SeatView, SeatView], seat: int, rules: RuleSet) -> np.ndarray:
+    """The array from ``SEATS`` on (both seats' public facts, the rule set) for ``seat``."""
     key = (seats, seat, rules)
-    block = _SEAT_BLOCKS.get(key)
-    if block is None:
+    tail = _SEAT_BLOCKS.get(key)
+    if tail is None:
         scratch = np.zeros(SIZE, np.float32)
         for k, s in enumerate((seat, seat ^ 1)):
             _encode_seat(scratch, SEATS + k * SEAT_SIZE, seats[s], rules)
-        block = scratch[SEATS:RULES].copy()
+        scratch[RULES:] = _rules_floats(rules)
+        tail = scratch[SEATS:].copy()
+        tail.flags.writeable = False
         if len(_SEAT_BLOCKS) >= 4096:
             _SEAT_BLOCKS.clear()
-        _SEAT_BLOCKS[key] = block
-    v[SEATS:RULES] = block
-    v[RULES] = rules.target_score / RULE_SCALE
-    v[RULES + 1] = rules.max_hands / RULE_SCALE
-    v[RULES + 2] = rules.draw_decision_public
-    v[RULES + 3] = rules.double_nil_allowed
-    v[RULES + 4] = rules.nil_tricks_count_as_bags
+        _SEAT_BLOCKS[key] = tail
+    return tail
+
+
+def _rules_floats(rules: RuleSet) -> np.ndarray:
+    """The rule set's five floats (the array's last)."""
+    return np.array(
+        [
+            rules.target_score / RULE_SCALE,
+            rules.max_hands / RULE_SCALE,
+            rules.draw_decision_public,
+            rules.double_nil_allowed,
+            rules.nil_tricks_count_as_bags,
+        ],
+        np.float32,
+    )
+
+
+class RulesCache:
+    """The last rule set's encoded floats, by the rule set's identity (a match keeps its
+    ``RuleSet`` object): kept by a caller that encodes many observations."""
+
+    __slots__ = ("floats", "rules")
+
+    def __init__(self) -> None:
+        self.rules: object = None
+        self.floats = np.zeros(5, np.float32)
+
+    def get(self, rules: RuleSet) -> np.ndarray:
+        if rules is not self.rules:
+            self.floats = _rules_floats(rules)
+            self.rules = rules
+        return self.floats
+
+
+def _c_layout_matches(layout: tuple[int, ...]) -> bool:
+    return layout == (
+        DECISION, TO_ACT, SEAT, FIRST_DRAWER, HAND, LOOKING_AT, OWN_DISCARDS, PUT_ASIDE,
+        PICKED, PLAYED_BY_ME, PLAYED_BY_OPP, STOCK, BROKEN, HAND_NUMBER, SEATS, SEAT_SIZE,
+        RULES, SIZE, len(DECISIONS), 71, S_SCORE, S_BAGS, S_BID, S_DN, S_TRICKS, S_EXCHANGED,
+        S_DRAWS,
+    )  # fmt: skip
+
+
+try:
+    from arena.envs import _obs
+except ImportError:  # not built (no compiler at install): the reference serves
+    _obs = None  # type: ignore[assignment]
+C_ENCODER = _obs is not None and _c_layout_matches(_obs.LAYOUT)
+"""Whether ``encode_match`` runs in C (``arena/envs/_obs.c``); else it is ``encode_match_py``."""
+_DECISION_NUMBER: dict[Decision | None, int] = {None: -1, **_DECISION_INDEX}
+
+
+def encode_match_c(
+    match: Match, seat: int, picked: tuple[int, ...] = (), cache: RulesCache | None = None
+) -> np.ndarray:
+    """``encode_match_py``'s array, written in C (``arena/envs/_obs.c``); ``cache`` kept by
+    a caller that encodes many."""
+    info = match.information_set(seat)
+    rules = match.rules
+    v = np.empty(SIZE, np.float32)
+    _obs.fill(
+        v,
+        info,
+        seat,
+        _DECISION_NUMBER[match.decision],
+        match.to_act,
+        picked,
+        (cache or RulesCache()).get(rules),
+        rules.max_hands,
+        rules.target_score,
+    )
     return v
+
+
+def encode_match(
+    match: Match, seat: int, picked: tuple[int, ...] = (), cache: RulesCache | None = None
+) -> np.ndarray:
+    """``encode(match.observation(seat), picked)``, from the engine's plain values
+    (``Match.information_set``) without building the Observation: the environments' step.
+    In C where it was built (``encode_match_c``), else ``encode_match_py``; the same array."""
+    if C_ENCODER:
+        return encode_match_c(match, seat, picked, cache)
+    return encode_match_py(match, seat, picked)
 
 
 @dataclass(frozen=True)

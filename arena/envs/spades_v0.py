@@ -32,7 +32,8 @@ from pettingzoo.utils import wrappers
 from arena.envs import actions as ids
 from arena.envs import encoding
 from arena.envs.render import render_table
-from arena.rules import Match, RuleSet
+from arena.rules import Decision, Match, RuleSet
+from arena.rules.match import MAX_BID
 
 REWARDS = ("win_loss", "points")
 
@@ -88,6 +89,9 @@ class raw_env(AECEnv):
         self.np_random, _ = seeding.np_random(None)
         self.match: Match | None = None
         self._picked: tuple[int, ...] = ()
+        self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
+        self._rules_cache = encoding.RulesCache()
+        self._rewarded = False
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -102,6 +106,7 @@ class raw_env(AECEnv):
             self.np_random, _ = seeding.np_random(seed)
         self.match = Match(int(self.np_random.integers(0, 2**63 - 1)), self.rules)
         self._picked = ()
+        self._rewarded = False
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -113,13 +118,18 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         m = self.match
         assert m is not None, "reset() first"
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of[agent]
         to_act = m.to_act
-        picked = self._picked if to_act == seat else ()
-        mask = np.zeros(ids.NUM_ACTIONS, np.int8)
         if to_act == seat:
-            mask[ids.legal_ids(m, picked)] = 1
-        return {"observation": encoding.encode_match(m, seat, picked), "action_mask": mask}
+            picked = self._picked
+            mask = _legal_mask(m, picked)
+        else:
+            picked = ()
+            mask = np.zeros(ids.NUM_ACTIONS, np.int8)
+        return {
+            "observation": encoding.encode_match(m, seat, picked, self._rules_cache),
+            "action_mask": mask,
+        }
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -128,20 +138,25 @@ class raw_env(AECEnv):
             return
         m = self.match
         assert m is not None and action is not None
-        engine_action, picked = ids.to_engine(m, int(action), self._picked)
+        engine_action = _engine_action(m, action)
+        if engine_action is None:  # an exchange under way, or an action to look at closely
+            engine_action, self._picked = ids.to_engine(m, int(action), self._picked)
+        if self._rewarded:  # the last step's rewards are over; zeros need no accumulating
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._rewarded = False
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
-        if engine_action is None:
-            self._picked = picked
-        else:
-            hand, before = m.hand_number, m.scores
+        if engine_action is not None:
+            hand = m.hand_number
+            if self.reward_kind == "points":
+                before = m.scores
             m.apply(engine_action)
             self._picked = ()
             if self.reward_kind == "points" and (m.hand_number != hand or m.is_over):
                 after = m.scores
                 for s, a in enumerate(self.possible_agents):
                     self.rewards[a] = float(after[s] - before[s])
+                self._rewarded = True
             if m.is_over:
                 outcome = m.outcome
                 assert outcome is not None
@@ -149,9 +164,11 @@ class raw_env(AECEnv):
                     self.terminations[a] = True
                     if self.reward_kind == "win_loss" and outcome.winner is not None:
                         self.rewards[a] = 1.0 if outcome.winner == s else -1.0
+                        self._rewarded = True
             else:
                 self.agent_selection = self.possible_agents[m.to_act or 0]
-        self._accumulate_rewards()
+        if self._rewarded:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -167,3 +184,60 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+_PLAY, _DRAW, _BID, _DOUBLE_NIL = Decision.PLAY, Decision.DRAW, Decision.BID, Decision.DOUBLE_NIL
+_CARD_MASK = getattr(encoding._obs, "card_mask", None) if encoding.C_ENCODER else None
+
+
+def _constant_mask(legal: list[int]) -> np.ndarray:
+    mask = np.zeros(ids.NUM_ACTIONS, np.int8)
+    mask[legal] = 1
+    mask.flags.writeable = False
+    return mask
+
+
+_MASKS = {d: _constant_mask(ids.legal_ids_for(d, (), ())) for d in (_DRAW, _BID, _DOUBLE_NIL)}
+"""The masks that do not depend on the cards: one copy each, copied out."""
+
+
+def _legal_mask(m: Match, picked: tuple[int, ...]) -> np.ndarray:
+    """The action mask of the seat to act: a card play's from the engine's legal mask."""
+    decision = m.decision
+    if decision is _PLAY:
+        mask = np.empty(ids.NUM_ACTIONS, np.int8)
+        if _CARD_MASK is not None:
+            _CARD_MASK(mask, m.legal_mask)
+        else:
+            mask[ids.NUM_CARDS :] = 0
+            mask[: ids.NUM_CARDS] = encoding._mask_bits(m.legal_mask)
+        return mask
+    constant = _MASKS.get(decision)  # type: ignore[call-overload]
+    if constant is not None:
+        return constant.copy()
+    mask = np.zeros(ids.NUM_ACTIONS, np.int8)
+    mask[ids.legal_ids(m, picked)] = 1
+    return mask
+
+
+def _engine_action(m: Match, action: Any) -> Any:
+    """The engine action of a legal action id in a play, draw, bid or Double Nil decision;
+    None for anything else (an exchange's card, an illegal id), which ``ids.to_engine`` takes."""
+    if action.__class__ is not int:
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            return None
+    decision = m.decision
+    if decision is _PLAY:
+        return action if 0 <= action < ids.NUM_CARDS and m.legal_mask >> action & 1 else None
+    if decision is _DRAW:
+        return None if action != ids.KEEP and action != ids.REJECT else action == ids.KEEP
+    if decision is _BID:
+        bid = action - ids.BID_BASE
+        return bid if 0 <= bid <= MAX_BID else None
+    if decision is _DOUBLE_NIL:
+        if action != ids.DOUBLE_NIL and action != ids.NO_DOUBLE_NIL:
+            return None
+        return action == ids.DOUBLE_NIL
+    return None

@@ -1,0 +1,361 @@
+/* The environments' observation array in C: the same floats as ``arena.envs.encoding``'s
+ * ``encode_match_py``, written into the caller's float32 array in one call.
+ *
+ * The Python encoder is the reference (and what runs where this module could not be built);
+ * tests check that both give the same array on every decision of whole matches of every rule
+ * set. This one exists for the environments' step: an observation is some 60 writes into a
+ * 480-float array, each a Python-level numpy store of a fraction of a microsecond, against the
+ * engine's step of about as much in all.
+ *
+ * The layout's offsets are those of ``arena.envs.encoding`` (``LAYOUT`` below; the Python
+ * module refuses this one if they differ). The rule set's five floats are encoded by the
+ * caller once a match and copied as they are.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#define N_DECISIONS 5
+#define DECISION 0
+#define TO_ACT (DECISION + N_DECISIONS)
+#define SEAT (TO_ACT + 1)
+#define FIRST_DRAWER (SEAT + 1)
+#define HAND (FIRST_DRAWER + 1)
+#define LOOKING_AT (HAND + 52)
+#define OWN_DISCARDS (LOOKING_AT + 52)
+#define PUT_ASIDE (OWN_DISCARDS + 52)
+#define PICKED (PUT_ASIDE + 52)
+#define PLAYED_BY_ME (PICKED + 52)
+#define PLAYED_BY_OPP (PLAYED_BY_ME + 52)
+#define STOCK (PLAYED_BY_OPP + 52)
+#define BROKEN (STOCK + 1)
+#define HAND_NUMBER (BROKEN + 1)
+#define SEATS (HAND_NUMBER + 1)
+#define SEAT_SIZE 50
+#define RULES (SEATS + 2 * SEAT_SIZE)
+#define SIZE (RULES + 5)
+#define N_RULES 5
+#define N_ACTIONS 71
+/* within a seat's block */
+#define S_SCORE 0
+#define S_BAGS 1
+#define S_BID 2
+#define S_DN 17
+#define S_TRICKS 18
+#define S_EXCHANGED 19
+#define S_DRAWS 24
+
+static PyObject *s_score, *s_bags, *s_bid, *s_double_nil, *s_tricks_won, *s_cards_exchanged,
+    *s_draw_choices;
+
+static int
+float_array(PyObject *obj, Py_ssize_t n, const char *what, Py_buffer *view, int flags)
+{
+    if (PyObject_GetBuffer(obj, view, flags | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return -1;
+    if (view->itemsize != 4 || view->format == NULL || strcmp(view->format, "f") != 0
+        || view->len != n * 4) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_ValueError, "%s must be a float32 array of %zd values", what, n);
+        return -1;
+    }
+    return 0;
+}
+
+/* A card 0-51 from a Python int; -1 with an exception set if it is not one. */
+static inline int
+card_of(PyObject *obj)
+{
+    long c = PyLong_AsLong(obj);
+    if (c == -1 && PyErr_Occurred())
+        return -1;
+    if (c < 0 || c > 51) {
+        PyErr_Format(PyExc_ValueError, "a card is 0-51, got %ld", c);
+        return -1;
+    }
+    return (int)c;
+}
+
+static inline int
+mask_of(PyObject *obj, unsigned long long *mask)
+{
+    *mask = PyLong_AsUnsignedLongLong(obj);
+    if (*mask == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    if (*mask >> 52) {
+        PyErr_SetString(PyExc_ValueError, "a card mask holds bits 0-51 only");
+        return -1;
+    }
+    return 0;
+}
+
+static inline void
+put_bits(float *v, unsigned long long mask)
+{
+    while (mask) {
+        v[__builtin_ctzll(mask)] = 1.0f;
+        mask &= mask - 1;
+    }
+}
+
+/* An attribute of a SeatView as a long; None as -1. */
+static int
+attr_long(PyObject *view, PyObject *name, long *out)
+{
+    PyObject *value = PyObject_GetAttr(view, name);
+    if (value == NULL)
+        return -1;
+    if (value == Py_None) {
+        *out = -1;
+    } else {
+        *out = PyLong_AsLong(value);
+    }
+    Py_DECREF(value);
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* One seat's block from its SeatView (encoding._encode_seat). */
+static int
+put_seat(float *v, PyObject *view, long target_score)
+{
+    long score, bags, bid, dn, tricks, exchanged;
+    if (attr_long(view, s_score, &score) < 0 || attr_long(view, s_bags, &bags) < 0
+        || attr_long(view, s_bid, &bid) < 0 || attr_long(view, s_double_nil, &dn) < 0
+        || attr_long(view, s_tricks_won, &tricks) < 0
+        || attr_long(view, s_cards_exchanged, &exchanged) < 0)
+        return -1;
+    if (bid < -1 || bid > 13 || exchanged < -1 || exchanged > 3) {
+        PyErr_SetString(PyExc_ValueError, "a seat's bid is 0-13 or None, its exchange 0-3");
+        return -1;
+    }
+    v[S_SCORE] = (float)((double)score / (double)target_score);
+    v[S_BAGS] = (float)((double)bags / 10.0);
+    v[S_BID + bid + 1] = 1.0f;
+    v[S_DN] = dn != 0;
+    v[S_TRICKS] = (float)((double)tricks / 13.0);
+    v[S_EXCHANGED + exchanged + 1] = 1.0f;
+    PyObject *draws = PyObject_GetAttr(view, s_draw_choices);
+    if (draws == NULL)
+        return -1;
+    if (draws != Py_None) {
+        if (!PyTuple_Check(draws) || PyTuple_GET_SIZE(draws) > 13) {
+            Py_DECREF(draws);
+            PyErr_SetString(PyExc_ValueError, "a seat's draw choices are a tuple of 13 at most");
+            return -1;
+        }
+        for (Py_ssize_t t = 0; t < PyTuple_GET_SIZE(draws); t++) {
+            int kept = PyObject_IsTrue(PyTuple_GET_ITEM(draws, t));
+            if (kept < 0) {
+                Py_DECREF(draws);
+                return -1;
+            }
+            v[S_DRAWS + 2 * t] = 1.0f;
+            v[S_DRAWS + 2 * t + 1] = (float)kept;
+        }
+    }
+    Py_DECREF(draws);
+    return 0;
+}
+
+/* fill(out, info, seat, decision, to_act, picked, rules, max_hands, target_score) */
+static PyObject *
+fill(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "fill(out, info, seat, decision, to_act, picked, "
+                                         "rules, max_hands, target_score)");
+        return NULL;
+    }
+    PyObject *info = args[1], *to_act_obj = args[4], *picked = args[5];
+    if (!PyTuple_Check(info) || PyTuple_GET_SIZE(info) != 11) {
+        PyErr_SetString(PyExc_TypeError, "info must be Match.information_set's 11-tuple");
+        return NULL;
+    }
+    if (!PyTuple_Check(picked)) {
+        PyErr_SetString(PyExc_TypeError, "picked must be a tuple of cards");
+        return NULL;
+    }
+    long seat = PyLong_AsLong(args[2]);
+    long decision = PyLong_AsLong(args[3]);
+    long max_hands = PyLong_AsLong(args[7]);
+    long target_score = PyLong_AsLong(args[8]);
+    if (PyErr_Occurred())
+        return NULL;
+    if ((seat != 0 && seat != 1) || decision < -1 || decision >= N_DECISIONS || max_hands < 1
+        || target_score < 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "seat 0/1, decision -1 to 4, max_hands and target_score >= 1");
+        return NULL;
+    }
+    long to_act = -1;
+    if (to_act_obj != Py_None) {
+        to_act = PyLong_AsLong(to_act_obj);
+        if (to_act == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    PyObject *seats = PyTuple_GET_ITEM(info, 6);
+    if (!PyTuple_Check(seats) || PyTuple_GET_SIZE(seats) != 2) {
+        PyErr_SetString(PyExc_TypeError, "info's seats must be a pair of SeatView");
+        return NULL;
+    }
+    PyObject *discards = PyTuple_GET_ITEM(info, 4), *plays = PyTuple_GET_ITEM(info, 7),
+             *winners = PyTuple_GET_ITEM(info, 8), *looking = PyTuple_GET_ITEM(info, 3);
+    if (!PyList_Check(discards) || !PyList_Check(plays) || !PyList_Check(winners)) {
+        PyErr_SetString(PyExc_TypeError, "info's discards, plays and winners must be lists");
+        return NULL;
+    }
+    long hand_number = PyLong_AsLong(PyTuple_GET_ITEM(info, 0));
+    long first_drawer = PyLong_AsLong(PyTuple_GET_ITEM(info, 1));
+    long stock_size = PyLong_AsLong(PyTuple_GET_ITEM(info, 5));
+    int broken = PyObject_IsTrue(PyTuple_GET_ITEM(info, 9));
+    unsigned long long hand, aside;
+    if (PyErr_Occurred() || broken < 0 || mask_of(PyTuple_GET_ITEM(info, 2), &hand) < 0
+        || mask_of(PyTuple_GET_ITEM(info, 10), &aside) < 0)
+        return NULL;
+
+    Py_buffer ob, tb;
+    if (float_array(args[0], SIZE, "out", &ob, PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (float_array(args[6], N_RULES, "rules", &tb, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&ob);
+        return NULL;
+    }
+    float *v = (float *)ob.buf;
+    memset(v, 0, RULES * sizeof(float));
+    memcpy(v + RULES, tb.buf, N_RULES * sizeof(float));
+    PyBuffer_Release(&tb);
+    if (put_seat(v + SEATS, PyTuple_GET_ITEM(seats, seat), target_score) < 0
+        || put_seat(v + SEATS + SEAT_SIZE, PyTuple_GET_ITEM(seats, seat ^ 1), target_score) < 0)
+        goto fail;
+
+    if (decision >= 0)
+        v[DECISION + decision] = 1.0f;
+    v[TO_ACT] = to_act == seat;
+    v[SEAT] = (float)seat;
+    v[FIRST_DRAWER] = first_drawer == seat;
+    put_bits(v + HAND, hand);
+    if (looking != Py_None) {
+        int c = card_of(looking);
+        if (c < 0)
+            goto fail;
+        v[LOOKING_AT + c] = 1.0f;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(discards);
+    for (Py_ssize_t t = 0; t < n; t++) {
+        int c = card_of(PyList_GET_ITEM(discards, t));
+        if (c < 0)
+            goto fail;
+        v[OWN_DISCARDS + c] = (float)((double)(t + 1) / 13.0);
+    }
+    put_bits(v + PUT_ASIDE, aside);
+    n = PyTuple_GET_SIZE(picked);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int c = card_of(PyTuple_GET_ITEM(picked, i));
+        if (c < 0)
+            goto fail;
+        v[PICKED + c] = 1.0f;
+    }
+    n = PyList_GET_SIZE(plays);
+    Py_ssize_t n_won = PyList_GET_SIZE(winners);
+    long leader = first_drawer ^ 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int c = card_of(PyList_GET_ITEM(plays, i));
+        if (c < 0)
+            goto fail;
+        Py_ssize_t t = i / 2;
+        int second = (int)(i % 2);
+        long player = leader ^ second;
+        v[(player == seat ? PLAYED_BY_ME : PLAYED_BY_OPP) + c] = (float)((double)(i + 1) / 26.0);
+        if (second && t < n_won) {
+            leader = PyLong_AsLong(PyList_GET_ITEM(winners, t));
+            if (leader == -1 && PyErr_Occurred())
+                goto fail;
+        }
+    }
+    v[STOCK] = (float)((double)stock_size / 52.0);
+    v[BROKEN] = (float)broken;
+    v[HAND_NUMBER] = (float)((double)hand_number / (double)max_hands);
+    PyBuffer_Release(&ob);
+    Py_RETURN_NONE;
+fail:
+    PyBuffer_Release(&ob);
+    return NULL;
+}
+
+/* card_mask(out, mask): an int8 action mask of N_ACTIONS zeros but the cards of mask. */
+static PyObject *
+card_mask(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "card_mask(out, mask)");
+        return NULL;
+    }
+    unsigned long long mask;
+    if (mask_of(args[1], &mask) < 0)
+        return NULL;
+    Py_buffer ob;
+    if (PyObject_GetBuffer(args[0], &ob, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (ob.len != N_ACTIONS || ob.itemsize != 1) {
+        PyBuffer_Release(&ob);
+        PyErr_Format(PyExc_ValueError, "out must be an int8 array of %d values", N_ACTIONS);
+        return NULL;
+    }
+    signed char *m = (signed char *)ob.buf;
+    memset(m, 0, N_ACTIONS);
+    while (mask) {
+        m[__builtin_ctzll(mask)] = 1;
+        mask &= mask - 1;
+    }
+    PyBuffer_Release(&ob);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"fill", (PyCFunction)(void (*)(void))fill, METH_FASTCALL,
+     "fill(out, info, seat, decision, to_act, picked, rules, max_hands, target_score): write "
+     "the observation array of seat into out (as encoding.encode_match_py), info being "
+     "Match.information_set(seat) and rules the rule set's five encoded floats."},
+    {"card_mask", (PyCFunction)(void (*)(void))card_mask, METH_FASTCALL,
+     "card_mask(out, mask): out (int8, 71) set to the action mask of the cards of mask."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_obs",
+    "The environments' observation encoder in C (arena.envs.encoding has the reference).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC
+PyInit__obs(void)
+{
+#define INTERN(var, text) \
+    if ((var = PyUnicode_InternFromString(text)) == NULL) \
+        return NULL
+    INTERN(s_score, "score");
+    INTERN(s_bags, "bags");
+    INTERN(s_bid, "bid");
+    INTERN(s_double_nil, "double_nil");
+    INTERN(s_tricks_won, "tricks_won");
+    INTERN(s_cards_exchanged, "cards_exchanged");
+    INTERN(s_draw_choices, "draw_choices");
+#undef INTERN
+    PyObject *mod = PyModule_Create(&module);
+    if (mod == NULL)
+        return NULL;
+    PyObject *layout = Py_BuildValue("(iiiiiiiiiiiiiiiiiiiiiiiiiii)", DECISION, TO_ACT, SEAT,
+                                     FIRST_DRAWER, HAND, LOOKING_AT, OWN_DISCARDS, PUT_ASIDE,
+                                     PICKED, PLAYED_BY_ME, PLAYED_BY_OPP, STOCK, BROKEN,
+                                     HAND_NUMBER, SEATS, SEAT_SIZE, RULES, SIZE, N_DECISIONS,
+                                     N_ACTIONS, S_SCORE, S_BAGS, S_BID, S_DN, S_TRICKS,
+                                     S_EXCHANGED, S_DRAWS);
+    if (layout == NULL || PyModule_AddObject(mod, "LAYOUT", layout) < 0) {
+        Py_XDECREF(layout);
+        Py_DECREF(mod);
+        return NULL;
+    }
+    return mod;
+}
