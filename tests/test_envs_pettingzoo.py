@@ -263,3 +263,67 @@ def test_the_c_encoder_refuses_what_is_not_an_information_set() -> None:
         _obs.fill(out, info, 2, 1, 0, (), floats, 200, 500)
     with pytest.raises(ValueError, match="int8 array of 71"):
         _obs.card_mask(np.empty(52, np.int8), 1)
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, np.ndarray):
+        return isinstance(b, np.ndarray) and a.dtype == b.dtype and np.array_equal(a, b)
+    return a == b
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_env_behaves_as_raw_env_in_pettingzoos_three_wrappers(seed: int) -> None:
+    """``env()`` builds in what TerminateIllegalWrapper(-1), AssertOutOfBoundsWrapper and
+    OrderEnforcingWrapper do: played side by side, every ``last()``, reward and termination is
+    the same, an illegal action (at a random step, or never) ends both alike."""
+    rules = RuleSet(max_hands=2)
+    ours, theirs = spades_v0.env(rules=rules), spades_v0.pettingzoo_wrapped(rules=rules)
+    for e in (ours, theirs):
+        with pytest.raises(AttributeError, match="agent_selection cannot be accessed before"):
+            e.last()
+        e.reset(seed=seed)
+    rng = random.Random(seed)
+    illegal_at = rng.randrange(150) if seed else -1
+    steps = 0
+    for agent, agent_2 in zip(ours.agent_iter(), theirs.agent_iter(), strict=True):
+        assert agent == agent_2
+        assert ours.agents == theirs.agents and ours.rewards == theirs.rewards
+        assert ours.terminations == theirs.terminations
+        assert ours.truncations == theirs.truncations
+        last, last_2 = ours.last(), theirs.last()
+        assert _same(list(last), list(last_2))
+        obs, _, term, trunc, _ = last
+        if term or trunc:
+            action = None
+        elif steps == illegal_at:
+            action = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+        else:
+            action = int(rng.choice(list(np.flatnonzero(obs["action_mask"]))))
+        ours.step(action)
+        theirs.step(action)
+        steps += 1
+    assert not ours.agents and not theirs.agents
+    assert steps > (illegal_at if seed else 100)
+
+
+def test_env_refuses_an_action_out_of_the_space_as_pettingzoo_does() -> None:
+    for e in (spades_v0.env(), spades_v0.pettingzoo_wrapped()):
+        e.reset(seed=1)
+        for bad in (71, -1, None, "a", 2.5):
+            with pytest.raises(AssertionError, match="not in action space"):
+                e.step(bad)  # type: ignore[arg-type]
+        e.step(np.int64(ids.NO_DOUBLE_NIL))  # a numpy integer is an action id
+        assert e.rewards == {"player_0": 0, "player_1": 0}
+
+
+def test_raw_env_names_an_action_that_is_no_action_id() -> None:
+    env = spades_v0.raw_env()
+    env.reset(seed=1)
+    with pytest.raises(ids.IllegalEnvActionError, match=r"^'a' is not an action id \(0-70\)$"):
+        env.step("a")  # type: ignore[arg-type]
+    with pytest.raises(ids.IllegalEnvActionError, match=r"action 71 is not legal.*R-3\.3"):
+        env.step(71)

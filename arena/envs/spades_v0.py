@@ -28,6 +28,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from arena.envs import actions as ids
 from arena.envs import encoding
@@ -40,7 +41,18 @@ REWARDS = ("win_loss", "points")
 
 def env(**kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's usual guards: an illegal action ends the episode with
-    reward -1 for the seat that made it, out-of-range actions and calls out of order raise."""
+    reward -1 for the seat that made it, out-of-range actions and calls out of order raise.
+
+    The same behaviour as ``raw_env`` in PettingZoo's ``TerminateIllegalWrapper(illegal_reward=
+    -1)``, ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` (a test plays both side
+    by side), with the first two built into the environment's step and the third's attribute
+    forwarding kept off the loop's path: stacked, the three cost several times the environment
+    itself per step (docs/benchmarks.md)."""
+    return _OrderEnforcing(_GuardedEnv(**kwargs))
+
+
+def pettingzoo_wrapped(**kwargs: Any) -> AECEnv:
+    """``raw_env`` in PettingZoo's own three wrappers, as ``env()`` behaves: for comparison."""
     e: AECEnv = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
@@ -136,22 +148,40 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        engine_action, picked = self._engine_of(action)
+        self._advance(agent, engine_action, picked)
+
+    def _engine_of(self, action: Any) -> tuple[Any, tuple[int, ...]]:
+        """The engine action of an action id (None while an exchange is being chosen) and the
+        exchange's picks after it; raises IllegalEnvActionError naming the rule."""
         m = self.match
-        assert m is not None and action is not None
+        assert m is not None, "reset() first"
         engine_action = _engine_action(m, action)
-        if engine_action is None:  # an exchange under way, or an action to look at closely
-            engine_action, self._picked = ids.to_engine(m, int(action), self._picked)
+        if engine_action is not None:
+            return engine_action, ()
+        try:  # an exchange, or an action to look at closely
+            action_id = int(action)
+        except (TypeError, ValueError):
+            raise ids.IllegalEnvActionError(
+                f"{action!r} is not an action id (0-{ids.NUM_ACTIONS - 1})"
+            ) from None
+        return ids.to_engine(m, action_id, self._picked)
+
+    def _advance(self, agent: str, engine_action: Any, picked: tuple[int, ...]) -> None:
+        """The step of a legal action: the engine's, once an exchange is chosen."""
+        m = self.match
+        assert m is not None
         if self._rewarded:  # the last step's rewards are over; zeros need no accumulating
             for a in self.agents:
                 self.rewards[a] = 0.0
             self._rewarded = False
         self._cumulative_rewards[agent] = 0.0
+        self._picked = picked
         if engine_action is not None:
             hand = m.hand_number
             if self.reward_kind == "points":
                 before = m.scores
             m.apply(engine_action)
-            self._picked = ()
             if self.reward_kind == "points" and (m.hand_number != hand or m.is_over):
                 after = m.scores
                 for s, a in enumerate(self.possible_agents):
@@ -184,6 +214,73 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+ILLEGAL_REWARD = -1.0
+
+
+class _GuardedEnv(raw_env):
+    """``raw_env`` with what ``AssertOutOfBoundsWrapper`` and ``TerminateIllegalWrapper``
+    (``illegal_reward=-1``) add, in its own step."""
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        dead = self.terminations[agent] or self.truncations[agent]
+        if not (action is None and dead) and not (
+            (action.__class__ is int and 0 <= action < ids.NUM_ACTIONS)  # type: ignore[operator]
+            or self.action_spaces[agent].contains(action)
+        ):
+            raise AssertionError(
+                f"action {action!r} is not in action space (0-{ids.NUM_ACTIONS - 1})"
+            )
+        if dead:
+            self._was_dead_step(action)
+            return
+        try:
+            engine_action, picked = self._engine_of(action)
+        except ids.IllegalEnvActionError:
+            self._terminate_illegal(agent)
+            return
+        self._advance(agent, engine_action, picked)
+
+    def _terminate_illegal(self, agent: str) -> None:
+        """As ``TerminateIllegalWrapper``: both seats terminated and truncated, -1 for the seat
+        that made the illegal move, 0 for the other."""
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.truncations, 0)
+        self.rewards[agent] = ILLEGAL_REWARD
+        self._rewarded = True
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` whose ``last()``, ``agents`` and
+    ``agent_selection`` (what an ``agent_iter`` loop asks each step) go straight to the
+    environment, after the same check, rather than through ``__getattr__``."""
+
+    def _unreset(self, name: str) -> AttributeError:
+        return AttributeError(f"{name} cannot be accessed before reset")
+
+    @property
+    def agent_selection(self) -> str:  # type: ignore[override]
+        if not self._has_reset:
+            raise self._unreset("agent_selection")
+        return self.env.agent_selection
+
+    @property
+    def agents(self) -> list[str]:  # type: ignore[override]
+        if not self._has_reset:
+            raise self._unreset("agents")
+        return self.env.agents
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            raise self._unreset("agent_selection")
+        return self.env.last(observe)
 
 
 _PLAY, _DRAW, _BID, _DOUBLE_NIL = Decision.PLAY, Decision.DRAW, Decision.BID, Decision.DOUBLE_NIL
