@@ -327,3 +327,57 @@ def test_raw_env_names_an_action_that_is_no_action_id() -> None:
         env.step("a")  # type: ignore[arg-type]
     with pytest.raises(ids.IllegalEnvActionError, match=r"action 71 is not legal.*R-3\.3"):
         env.step(71)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_c_observer_gives_the_reference_observation_and_mask(seed: int) -> None:
+    """``raw_env.observe`` in C (``_obs.Observer``: array and mask in one call) and without it
+    (the Python path, where the extension is not built) give the reference for both seats at
+    every step, each card of an exchange under way included: ``encode`` of the engine's
+    Observation, and the mask of ``legal_ids`` for the seat to act, all zero for the other."""
+    _c_encoder()
+    rules = RuleSet(max_hands=2, draw_decision_public=seed % 2 == 1)
+    fast, plain = spades_v0.raw_env(rules=rules), spades_v0.raw_env(rules=rules)
+    plain._observer = None
+    rng = random.Random(seed)
+    for e in (fast, plain):
+        e.reset(seed=seed)
+    exchanges = 0
+    while fast.agents:
+        m = fast.match
+        assert m is not None and not m.is_over
+        for seat, name in enumerate(fast.possible_agents):
+            picked = fast._picked if m.to_act == seat else ()
+            mask = np.zeros(ids.NUM_ACTIONS, np.int8)
+            if m.to_act == seat:
+                mask[ids.legal_ids(m, picked)] = 1
+            reference = encoding.encode(m.observation(seat), picked)
+            for got in (fast.observe(name), plain.observe(name)):
+                assert got["observation"].tobytes() == reference.tobytes()
+                assert got["action_mask"].dtype == np.int8
+                assert np.array_equal(got["action_mask"], mask)
+        exchanges += m.decision is Decision.EXCHANGE
+        legal = list(np.flatnonzero(fast.observe(fast.agent_selection)["action_mask"]))
+        # Double Nil often, so that exchanges come up
+        action = ids.DOUBLE_NIL if ids.DOUBLE_NIL in legal else int(rng.choice(legal))
+        for e in (fast, plain):
+            e.step(action)
+        if m.is_over:
+            break
+    assert exchanges >= 2
+
+
+def test_the_c_observer_refuses_arrays_of_the_wrong_kind() -> None:
+    _c_encoder()
+    env = spades_v0.raw_env()
+    env.reset(seed=1)
+    observer, m = env._observer, env.match
+    out, mask = np.empty(encoding.SIZE, np.float32), np.empty(ids.NUM_ACTIONS, np.int8)
+    with pytest.raises(ValueError, match="int8 array of 71"):
+        observer.observe(m, 0, (), out, np.empty(70, np.int8))
+    with pytest.raises(ValueError, match="float32 array of 480"):
+        observer.observe(m, 0, (), np.empty(encoding.SIZE, np.float64), mask)
+    with pytest.raises(TypeError, match="picked must be a tuple"):
+        observer.observe(m, 0, [1], out, mask)
+    with pytest.raises(ValueError, match="seat must be 0 or 1"):
+        observer.observe(m, 2, (), out, mask)

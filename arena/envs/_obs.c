@@ -45,6 +45,7 @@
 #define S_EXCHANGED 19
 #define S_DRAWS 24
 
+static PyObject *empty_tuple;
 static PyObject *s_score, *s_bags, *s_bid, *s_double_nil, *s_tricks_won, *s_cards_exchanged,
     *s_draw_choices;
 
@@ -157,6 +158,109 @@ put_seat(float *v, PyObject *view, long target_score)
     return 0;
 }
 
+/* The observation array of seat into v (SIZE floats), from info (Match.information_set(seat));
+ * decision -1 (none) to 4, to_act -1 (none), 0 or 1; rules the rule set's N_RULES floats.
+ * The hand's card mask into *hand. 0, or -1 with an exception set. */
+static int
+fill_core(float *v, PyObject *info, long seat, long decision, long to_act, PyObject *picked,
+          const float *rules, long max_hands, long target_score, unsigned long long *hand)
+{
+    if (!PyTuple_Check(info) || PyTuple_GET_SIZE(info) != 11) {
+        PyErr_SetString(PyExc_TypeError, "info must be Match.information_set's 11-tuple");
+        return -1;
+    }
+    if (!PyTuple_Check(picked)) {
+        PyErr_SetString(PyExc_TypeError, "picked must be a tuple of cards");
+        return -1;
+    }
+    if ((seat != 0 && seat != 1) || decision < -1 || decision >= N_DECISIONS || max_hands < 1
+        || target_score < 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "seat 0/1, decision -1 to 4, max_hands and target_score >= 1");
+        return -1;
+    }
+    PyObject *seats = PyTuple_GET_ITEM(info, 6);
+    if (!PyTuple_Check(seats) || PyTuple_GET_SIZE(seats) != 2) {
+        PyErr_SetString(PyExc_TypeError, "info's seats must be a pair of SeatView");
+        return -1;
+    }
+    PyObject *discards = PyTuple_GET_ITEM(info, 4), *plays = PyTuple_GET_ITEM(info, 7),
+             *winners = PyTuple_GET_ITEM(info, 8), *looking = PyTuple_GET_ITEM(info, 3);
+    if (!PyList_Check(discards) || !PyList_Check(plays) || !PyList_Check(winners)) {
+        PyErr_SetString(PyExc_TypeError, "info's discards, plays and winners must be lists");
+        return -1;
+    }
+    long hand_number = PyLong_AsLong(PyTuple_GET_ITEM(info, 0));
+    long first_drawer = PyLong_AsLong(PyTuple_GET_ITEM(info, 1));
+    long stock_size = PyLong_AsLong(PyTuple_GET_ITEM(info, 5));
+    int broken = PyObject_IsTrue(PyTuple_GET_ITEM(info, 9));
+    unsigned long long aside;
+    if (PyErr_Occurred() || broken < 0 || mask_of(PyTuple_GET_ITEM(info, 2), hand) < 0
+        || mask_of(PyTuple_GET_ITEM(info, 10), &aside) < 0)
+        return -1;
+
+    memset(v, 0, RULES * sizeof(float));
+    memcpy(v + RULES, rules, N_RULES * sizeof(float));
+    if (put_seat(v + SEATS, PyTuple_GET_ITEM(seats, seat), target_score) < 0
+        || put_seat(v + SEATS + SEAT_SIZE, PyTuple_GET_ITEM(seats, seat ^ 1), target_score) < 0)
+        return -1;
+    if (decision >= 0)
+        v[DECISION + decision] = 1.0f;
+    v[TO_ACT] = to_act == seat;
+    v[SEAT] = (float)seat;
+    v[FIRST_DRAWER] = first_drawer == seat;
+    put_bits(v + HAND, *hand);
+    if (looking != Py_None) {
+        int c = card_of(looking);
+        if (c < 0)
+            return -1;
+        v[LOOKING_AT + c] = 1.0f;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(discards);
+    for (Py_ssize_t t = 0; t < n; t++) {
+        int c = card_of(PyList_GET_ITEM(discards, t));
+        if (c < 0)
+            return -1;
+        v[OWN_DISCARDS + c] = (float)((double)(t + 1) / 13.0);
+    }
+    put_bits(v + PUT_ASIDE, aside);
+    n = PyTuple_GET_SIZE(picked);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int c = card_of(PyTuple_GET_ITEM(picked, i));
+        if (c < 0)
+            return -1;
+        v[PICKED + c] = 1.0f;
+    }
+    n = PyList_GET_SIZE(plays);
+    Py_ssize_t n_won = PyList_GET_SIZE(winners);
+    long leader = first_drawer ^ 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int c = card_of(PyList_GET_ITEM(plays, i));
+        if (c < 0)
+            return -1;
+        Py_ssize_t t = i / 2;
+        int second = (int)(i % 2);
+        long player = leader ^ second;
+        v[(player == seat ? PLAYED_BY_ME : PLAYED_BY_OPP) + c] = (float)((double)(i + 1) / 26.0);
+        if (second && t < n_won) {
+            leader = PyLong_AsLong(PyList_GET_ITEM(winners, t));
+            if (leader == -1 && PyErr_Occurred())
+                return -1;
+        }
+    }
+    v[STOCK] = (float)((double)stock_size / 52.0);
+    v[BROKEN] = (float)broken;
+    v[HAND_NUMBER] = (float)((double)hand_number / (double)max_hands);
+    return 0;
+}
+
+static int
+to_act_of(PyObject *obj, long *to_act)
+{
+    *to_act = obj == Py_None ? -1 : PyLong_AsLong(obj);
+    return *to_act == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
 /* fill(out, info, seat, decision, to_act, picked, rules, max_hands, target_score) */
 static PyObject *
 fill(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -167,120 +271,28 @@ fill(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
                                          "rules, max_hands, target_score)");
         return NULL;
     }
-    PyObject *info = args[1], *to_act_obj = args[4], *picked = args[5];
-    if (!PyTuple_Check(info) || PyTuple_GET_SIZE(info) != 11) {
-        PyErr_SetString(PyExc_TypeError, "info must be Match.information_set's 11-tuple");
-        return NULL;
-    }
-    if (!PyTuple_Check(picked)) {
-        PyErr_SetString(PyExc_TypeError, "picked must be a tuple of cards");
-        return NULL;
-    }
     long seat = PyLong_AsLong(args[2]);
     long decision = PyLong_AsLong(args[3]);
     long max_hands = PyLong_AsLong(args[7]);
     long target_score = PyLong_AsLong(args[8]);
-    if (PyErr_Occurred())
+    long to_act;
+    if (PyErr_Occurred() || to_act_of(args[4], &to_act) < 0)
         return NULL;
-    if ((seat != 0 && seat != 1) || decision < -1 || decision >= N_DECISIONS || max_hands < 1
-        || target_score < 1) {
-        PyErr_SetString(PyExc_ValueError,
-                        "seat 0/1, decision -1 to 4, max_hands and target_score >= 1");
-        return NULL;
-    }
-    long to_act = -1;
-    if (to_act_obj != Py_None) {
-        to_act = PyLong_AsLong(to_act_obj);
-        if (to_act == -1 && PyErr_Occurred())
-            return NULL;
-    }
-    PyObject *seats = PyTuple_GET_ITEM(info, 6);
-    if (!PyTuple_Check(seats) || PyTuple_GET_SIZE(seats) != 2) {
-        PyErr_SetString(PyExc_TypeError, "info's seats must be a pair of SeatView");
-        return NULL;
-    }
-    PyObject *discards = PyTuple_GET_ITEM(info, 4), *plays = PyTuple_GET_ITEM(info, 7),
-             *winners = PyTuple_GET_ITEM(info, 8), *looking = PyTuple_GET_ITEM(info, 3);
-    if (!PyList_Check(discards) || !PyList_Check(plays) || !PyList_Check(winners)) {
-        PyErr_SetString(PyExc_TypeError, "info's discards, plays and winners must be lists");
-        return NULL;
-    }
-    long hand_number = PyLong_AsLong(PyTuple_GET_ITEM(info, 0));
-    long first_drawer = PyLong_AsLong(PyTuple_GET_ITEM(info, 1));
-    long stock_size = PyLong_AsLong(PyTuple_GET_ITEM(info, 5));
-    int broken = PyObject_IsTrue(PyTuple_GET_ITEM(info, 9));
-    unsigned long long hand, aside;
-    if (PyErr_Occurred() || broken < 0 || mask_of(PyTuple_GET_ITEM(info, 2), &hand) < 0
-        || mask_of(PyTuple_GET_ITEM(info, 10), &aside) < 0)
-        return NULL;
-
-    Py_buffer ob, tb;
+    Py_buffer ob, rb;
     if (float_array(args[0], SIZE, "out", &ob, PyBUF_WRITABLE) < 0)
         return NULL;
-    if (float_array(args[6], N_RULES, "rules", &tb, PyBUF_SIMPLE) < 0) {
+    if (float_array(args[6], N_RULES, "rules", &rb, PyBUF_SIMPLE) < 0) {
         PyBuffer_Release(&ob);
         return NULL;
     }
-    float *v = (float *)ob.buf;
-    memset(v, 0, RULES * sizeof(float));
-    memcpy(v + RULES, tb.buf, N_RULES * sizeof(float));
-    PyBuffer_Release(&tb);
-    if (put_seat(v + SEATS, PyTuple_GET_ITEM(seats, seat), target_score) < 0
-        || put_seat(v + SEATS + SEAT_SIZE, PyTuple_GET_ITEM(seats, seat ^ 1), target_score) < 0)
-        goto fail;
-
-    if (decision >= 0)
-        v[DECISION + decision] = 1.0f;
-    v[TO_ACT] = to_act == seat;
-    v[SEAT] = (float)seat;
-    v[FIRST_DRAWER] = first_drawer == seat;
-    put_bits(v + HAND, hand);
-    if (looking != Py_None) {
-        int c = card_of(looking);
-        if (c < 0)
-            goto fail;
-        v[LOOKING_AT + c] = 1.0f;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(discards);
-    for (Py_ssize_t t = 0; t < n; t++) {
-        int c = card_of(PyList_GET_ITEM(discards, t));
-        if (c < 0)
-            goto fail;
-        v[OWN_DISCARDS + c] = (float)((double)(t + 1) / 13.0);
-    }
-    put_bits(v + PUT_ASIDE, aside);
-    n = PyTuple_GET_SIZE(picked);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int c = card_of(PyTuple_GET_ITEM(picked, i));
-        if (c < 0)
-            goto fail;
-        v[PICKED + c] = 1.0f;
-    }
-    n = PyList_GET_SIZE(plays);
-    Py_ssize_t n_won = PyList_GET_SIZE(winners);
-    long leader = first_drawer ^ 1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int c = card_of(PyList_GET_ITEM(plays, i));
-        if (c < 0)
-            goto fail;
-        Py_ssize_t t = i / 2;
-        int second = (int)(i % 2);
-        long player = leader ^ second;
-        v[(player == seat ? PLAYED_BY_ME : PLAYED_BY_OPP) + c] = (float)((double)(i + 1) / 26.0);
-        if (second && t < n_won) {
-            leader = PyLong_AsLong(PyList_GET_ITEM(winners, t));
-            if (leader == -1 && PyErr_Occurred())
-                goto fail;
-        }
-    }
-    v[STOCK] = (float)((double)stock_size / 52.0);
-    v[BROKEN] = (float)broken;
-    v[HAND_NUMBER] = (float)((double)hand_number / (double)max_hands);
+    unsigned long long hand;
+    int rc = fill_core((float *)ob.buf, args[1], seat, decision, to_act, args[5],
+                       (const float *)rb.buf, max_hands, target_score, &hand);
+    PyBuffer_Release(&rb);
     PyBuffer_Release(&ob);
+    if (rc < 0)
+        return NULL;
     Py_RETURN_NONE;
-fail:
-    PyBuffer_Release(&ob);
-    return NULL;
 }
 
 /* card_mask(out, mask): an int8 action mask of N_ACTIONS zeros but the cards of mask. */
@@ -313,6 +325,218 @@ card_mask(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* The decisions' indices (encoding.DECISIONS) and the action ids (arena.envs.actions). */
+enum { D_DOUBLE_NIL, D_DRAW, D_EXCHANGE, D_BID, D_PLAY };
+#define BID_BASE 52
+#define MAX_BID 13
+#define REJECT 66
+#define KEEP 67
+#define NO_DOUBLE_NIL 68
+#define DOUBLE_NIL 69
+#define EXCHANGE_DONE 70
+
+static PyObject *s_information_set, *s_legal_mask, *s_to_act, *s_decision;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *decisions[N_DECISIONS]; /* the Decision members, in encoding.DECISIONS order */
+    float rules[N_RULES];
+    long max_hands, target_score;
+} Observer;
+
+static int
+Observer_init(Observer *self, PyObject *args, PyObject *kwds)
+{
+    static char *names[] = {"decisions", "rules", "max_hands", "target_score", NULL};
+    PyObject *decisions, *rules;
+    long max_hands, target_score;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!Oll:Observer", names, &PyTuple_Type,
+                                     &decisions, &rules, &max_hands, &target_score))
+        return -1;
+    if (PyTuple_GET_SIZE(decisions) != N_DECISIONS || max_hands < 1 || target_score < 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Observer(decisions: the 5 decisions, rules, max_hands >= 1, "
+                        "target_score >= 1)");
+        return -1;
+    }
+    Py_buffer rb;
+    if (float_array(rules, N_RULES, "rules", &rb, PyBUF_SIMPLE) < 0)
+        return -1;
+    memcpy(self->rules, rb.buf, sizeof(self->rules));
+    PyBuffer_Release(&rb);
+    for (int i = 0; i < N_DECISIONS; i++) {
+        PyObject *d = PyTuple_GET_ITEM(decisions, i);
+        Py_INCREF(d);
+        Py_XSETREF(self->decisions[i], d);
+    }
+    self->max_hands = max_hands;
+    self->target_score = target_score;
+    return 0;
+}
+
+/* The action mask of the seat to act into m (N_ACTIONS, zeroed). 0, or -1 with an exception. */
+static int
+put_mask(signed char *m, PyObject *match, long decision, unsigned long long hand,
+         PyObject *picked)
+{
+    switch (decision) {
+    case D_PLAY: {
+        PyObject *legal = PyObject_GetAttr(match, s_legal_mask);
+        if (legal == NULL)
+            return -1;
+        unsigned long long mask;
+        int rc = mask_of(legal, &mask);
+        Py_DECREF(legal);
+        if (rc < 0)
+            return -1;
+        while (mask) {
+            m[__builtin_ctzll(mask)] = 1;
+            mask &= mask - 1;
+        }
+        return 0;
+    }
+    case D_DRAW:
+        m[REJECT] = m[KEEP] = 1;
+        return 0;
+    case D_BID:
+        memset(m + BID_BASE, 1, MAX_BID + 1);
+        return 0;
+    case D_DOUBLE_NIL:
+        m[NO_DOUBLE_NIL] = m[DOUBLE_NIL] = 1;
+        return 0;
+    case D_EXCHANGE: { /* cards above the last picked (ascending order), or the end */
+        Py_ssize_t n = PyTuple_GET_SIZE(picked);
+        int low = -1;
+        if (n) {
+            low = card_of(PyTuple_GET_ITEM(picked, n - 1));
+            if (low < 0)
+                return -1;
+        }
+        unsigned long long above = low < 0 ? hand : hand & ~((2ULL << low) - 1);
+        while (above) {
+            m[__builtin_ctzll(above)] = 1;
+            above &= above - 1;
+        }
+        m[EXCHANGE_DONE] = 1;
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* observe(match, seat, picked, out, mask) */
+static PyObject *
+Observer_observe(Observer *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "observe(match, seat, picked, out, mask)");
+        return NULL;
+    }
+    PyObject *match = args[0], *picked = args[2];
+    long seat = PyLong_AsLong(args[1]);
+    if (seat == -1 && PyErr_Occurred())
+        return NULL;
+    if (!PyTuple_Check(picked)) {
+        PyErr_SetString(PyExc_TypeError, "picked must be a tuple of cards");
+        return NULL;
+    }
+    PyObject *to_act_obj = PyObject_GetAttr(match, s_to_act);
+    if (to_act_obj == NULL)
+        return NULL;
+    long to_act;
+    int rc = to_act_of(to_act_obj, &to_act);
+    Py_DECREF(to_act_obj);
+    if (rc < 0)
+        return NULL;
+    PyObject *decision_obj = PyObject_GetAttr(match, s_decision);
+    if (decision_obj == NULL)
+        return NULL;
+    long decision = -1;
+    for (int i = 0; i < N_DECISIONS; i++)
+        if (decision_obj == self->decisions[i])
+            decision = i;
+    Py_DECREF(decision_obj);
+    PyObject *info = PyObject_CallMethodOneArg(match, s_information_set, args[1]);
+    if (info == NULL)
+        return NULL;
+    int acting = to_act == seat;
+    PyObject *own_picked;
+    Py_buffer ob, mb;
+    if (float_array(args[3], SIZE, "out", &ob, PyBUF_WRITABLE) < 0) {
+        Py_DECREF(info);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[4], &mb, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&ob);
+        Py_DECREF(info);
+        return NULL;
+    }
+    unsigned long long hand = 0;
+    rc = -1;
+    if (mb.len != N_ACTIONS || mb.itemsize != 1) {
+        PyErr_Format(PyExc_ValueError, "mask must be an int8 array of %d values", N_ACTIONS);
+    } else {
+        own_picked = acting ? picked : empty_tuple;
+        rc = fill_core((float *)ob.buf, info, seat, decision, to_act, own_picked, self->rules,
+                       self->max_hands, self->target_score, &hand);
+        memset(mb.buf, 0, N_ACTIONS);
+        if (rc == 0 && acting)
+            rc = put_mask((signed char *)mb.buf, match, decision, hand, picked);
+    }
+    PyBuffer_Release(&mb);
+    PyBuffer_Release(&ob);
+    Py_DECREF(info);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static int
+Observer_traverse(Observer *self, visitproc visit, void *arg)
+{
+    for (int i = 0; i < N_DECISIONS; i++)
+        Py_VISIT(self->decisions[i]);
+    return 0;
+}
+
+static int
+Observer_clear(Observer *self)
+{
+    for (int i = 0; i < N_DECISIONS; i++)
+        Py_CLEAR(self->decisions[i]);
+    return 0;
+}
+
+static void
+Observer_dealloc(Observer *self)
+{
+    PyObject_GC_UnTrack(self);
+    Observer_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyMethodDef Observer_methods[] = {
+    {"observe", (PyCFunction)(void (*)(void))Observer_observe, METH_FASTCALL,
+     "observe(match, seat, picked, out, mask): the observation array of seat into out (float32, "
+     "SIZE) and its action mask into mask (int8, 71; all zero unless seat is to act), picked "
+     "the cards of an exchange under way (ignored unless seat is to act)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ObserverType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "arena.envs._obs.Observer",
+    .tp_basicsize = sizeof(Observer),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Observations and action masks of the matches of one rule set.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Observer_init,
+    .tp_dealloc = (destructor)Observer_dealloc,
+    .tp_traverse = (traverseproc)Observer_traverse,
+    .tp_clear = (inquiry)Observer_clear,
+    .tp_methods = Observer_methods,
+};
+
 static PyMethodDef methods[] = {
     {"fill", (PyCFunction)(void (*)(void))fill, METH_FASTCALL,
      "fill(out, info, seat, decision, to_act, picked, rules, max_hands, target_score): write "
@@ -342,7 +566,15 @@ PyInit__obs(void)
     INTERN(s_tricks_won, "tricks_won");
     INTERN(s_cards_exchanged, "cards_exchanged");
     INTERN(s_draw_choices, "draw_choices");
+    INTERN(s_information_set, "information_set");
+    INTERN(s_legal_mask, "legal_mask");
+    INTERN(s_to_act, "to_act");
+    INTERN(s_decision, "decision");
 #undef INTERN
+    if ((empty_tuple = PyTuple_New(0)) == NULL)
+        return NULL;
+    if (PyType_Ready(&ObserverType) < 0)
+        return NULL;
     PyObject *mod = PyModule_Create(&module);
     if (mod == NULL)
         return NULL;
@@ -354,6 +586,12 @@ PyInit__obs(void)
                                      S_EXCHANGED, S_DRAWS);
     if (layout == NULL || PyModule_AddObject(mod, "LAYOUT", layout) < 0) {
         Py_XDECREF(layout);
+        Py_DECREF(mod);
+        return NULL;
+    }
+    Py_INCREF(&ObserverType);
+    if (PyModule_AddObject(mod, "Observer", (PyObject *)&ObserverType) < 0) {
+        Py_DECREF(&ObserverType);
         Py_DECREF(mod);
         return NULL;
     }

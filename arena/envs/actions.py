@@ -17,6 +17,8 @@ sequence of actions, so the space stays 71 actions rather than the 378 subsets o
 
 from __future__ import annotations
 
+from typing import Any
+
 from arena.rules import Action, Decision, Match, card_name, cards_of
 from arena.rules.match import MAX_BID, MAX_EXCHANGE
 
@@ -64,6 +66,31 @@ def legal_ids_for(
         low = picked[-1] if picked else -1
         return [c for c in hand if c > low and c not in picked] + [EXCHANGE_DONE]
     return []
+
+
+def quick_engine_action(match: Match, action: Any) -> Action | None:
+    """The engine action of ``action`` when it is a legal id in a play, draw, bid or Double Nil
+    decision, checked from the engine's own facts (the legal mask of a play); None for
+    anything else (an exchange's card, an illegal id, not an int), which ``to_engine`` takes."""
+    if action.__class__ is not int:
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            return None
+    decision = match.decision
+    if decision is _PLAY:
+        return action if 0 <= action < NUM_CARDS and match.legal_mask >> action & 1 else None
+    if decision is _DRAW:
+        return None if action != KEEP and action != REJECT else action == KEEP
+    if decision is _BID:
+        bid = action - BID_BASE
+        return bid if 0 <= bid <= MAX_BID else None
+    if decision is _DOUBLE_NIL:
+        return None if action != DOUBLE_NIL and action != NO_DOUBLE_NIL else action == DOUBLE_NIL
+    return None
+
+
+_PLAY, _DRAW, _BID, _DOUBLE_NIL = Decision.PLAY, Decision.DRAW, Decision.BID, Decision.DOUBLE_NIL
 
 
 def describe(action_id: int) -> str:

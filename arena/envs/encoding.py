@@ -255,6 +255,15 @@ def encode_match_c(
     return v
 
 
+def observer(rules: RuleSet) -> object | None:
+    """The C observer of matches of ``rules`` (``arena/envs/_obs.c``: ``observe(match, seat,
+    picked, out, mask)`` writes ``encode_match``'s array and the action mask in one call), or
+    None where the extension was not built."""
+    if not C_ENCODER:
+        return None
+    return _obs.Observer(DECISIONS, _rules_floats(rules), rules.max_hands, rules.target_score)
+
+
 def encode_match(
     match: Match, seat: int, picked: tuple[int, ...] = (), cache: RulesCache | None = None
 ) -> np.ndarray:

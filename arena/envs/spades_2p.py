@@ -197,6 +197,10 @@ class SpadesState(pyspiel.State):
                     self._match.apply(a)
                 self._play(cards)
             return
+        engine_action = ids.quick_engine_action(self._match, action)
+        if engine_action is not None:  # a play, draw, bid or Double Nil answer, legal
+            self._play(engine_action)
+            return
         engine_action, self._picked = ids.to_engine(self._match, action, self._picked)
         if engine_action is None:
             return

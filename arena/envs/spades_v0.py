@@ -34,7 +34,6 @@ from arena.envs import actions as ids
 from arena.envs import encoding
 from arena.envs.render import render_table
 from arena.rules import Decision, Match, RuleSet
-from arena.rules.match import MAX_BID
 
 REWARDS = ("win_loss", "points")
 
@@ -81,6 +80,7 @@ class raw_env(AECEnv):
             raise ValueError(f"render_mode must be 'human' or 'ansi'; got {render_mode!r}")
         self.rules = rules or RuleSet()
         self.reward_kind = reward
+        self._points = reward == "points"
         self.render_mode = render_mode
         self.possible_agents = ["player_0", "player_1"]
         self.agents = self.possible_agents[:]
@@ -103,6 +103,7 @@ class raw_env(AECEnv):
         self._picked: tuple[int, ...] = ()
         self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self._rules_cache = encoding.RulesCache()
+        self._observer: Any = encoding.observer(self.rules)
         self._rewarded = False
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -131,6 +132,11 @@ class raw_env(AECEnv):
         m = self.match
         assert m is not None, "reset() first"
         seat = self._seat_of[agent]
+        if self._observer is not None:  # the array and the mask in one call, in C
+            v = np.empty(encoding.SIZE, np.float32)
+            mask = np.empty(ids.NUM_ACTIONS, np.int8)
+            self._observer.observe(m, seat, self._picked, v, mask)
+            return {"observation": v, "action_mask": mask}
         to_act = m.to_act
         if to_act == seat:
             picked = self._picked
@@ -156,7 +162,7 @@ class raw_env(AECEnv):
         exchange's picks after it; raises IllegalEnvActionError naming the rule."""
         m = self.match
         assert m is not None, "reset() first"
-        engine_action = _engine_action(m, action)
+        engine_action = ids.quick_engine_action(m, action)
         if engine_action is not None:
             return engine_action, ()
         try:  # an exchange, or an action to look at closely
@@ -178,16 +184,17 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._picked = picked
         if engine_action is not None:
-            hand = m.hand_number
-            if self.reward_kind == "points":
-                before = m.scores
+            if self._points:
+                hand, before = m.hand_number, m.scores
             m.apply(engine_action)
-            if self.reward_kind == "points" and (m.hand_number != hand or m.is_over):
-                after = m.scores
-                for s, a in enumerate(self.possible_agents):
-                    self.rewards[a] = float(after[s] - before[s])
-                self._rewarded = True
-            if m.is_over:
+            to_act = m.to_act
+            if to_act is not None:
+                self.agent_selection = self.possible_agents[to_act]
+                if self._points and m.hand_number != hand:
+                    self._hand_rewards(before)
+            else:
+                if self._points:
+                    self._hand_rewards(before)
                 outcome = m.outcome
                 assert outcome is not None
                 for s, a in enumerate(self.possible_agents):
@@ -195,12 +202,18 @@ class raw_env(AECEnv):
                     if self.reward_kind == "win_loss" and outcome.winner is not None:
                         self.rewards[a] = 1.0 if outcome.winner == s else -1.0
                         self._rewarded = True
-            else:
-                self.agent_selection = self.possible_agents[m.to_act or 0]
         if self._rewarded:
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _hand_rewards(self, before: tuple[int, int]) -> None:
+        """``"points"``: what each seat's score changed by in the hand just ended (R-5)."""
+        assert self.match is not None
+        after = self.match.scores
+        for s, a in enumerate(self.possible_agents):
+            self.rewards[a] = float(after[s] - before[s])
+        self._rewarded = True
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -315,26 +328,3 @@ def _legal_mask(m: Match, picked: tuple[int, ...]) -> np.ndarray:
     mask = np.zeros(ids.NUM_ACTIONS, np.int8)
     mask[ids.legal_ids(m, picked)] = 1
     return mask
-
-
-def _engine_action(m: Match, action: Any) -> Any:
-    """The engine action of a legal action id in a play, draw, bid or Double Nil decision;
-    None for anything else (an exchange's card, an illegal id), which ``ids.to_engine`` takes."""
-    if action.__class__ is not int:
-        try:
-            action = int(action)
-        except (TypeError, ValueError):
-            return None
-    decision = m.decision
-    if decision is _PLAY:
-        return action if 0 <= action < ids.NUM_CARDS and m.legal_mask >> action & 1 else None
-    if decision is _DRAW:
-        return None if action != ids.KEEP and action != ids.REJECT else action == ids.KEEP
-    if decision is _BID:
-        bid = action - ids.BID_BASE
-        return bid if 0 <= bid <= MAX_BID else None
-    if decision is _DOUBLE_NIL:
-        if action != ids.DOUBLE_NIL and action != ids.NO_DOUBLE_NIL:
-            return None
-        return action == ids.DOUBLE_NIL
-    return None
