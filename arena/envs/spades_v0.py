@@ -154,29 +154,14 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        engine_action, picked = self._engine_of(action)
-        self._advance(agent, engine_action, picked)
-
-    def _engine_of(self, action: Any) -> tuple[Any, tuple[int, ...]]:
-        """The engine action of an action id (None while an exchange is being chosen) and the
-        exchange's picks after it; raises IllegalEnvActionError naming the rule."""
         m = self.match
         assert m is not None, "reset() first"
+        # An illegal action raises here, before anything changes (env() relies on it).
         engine_action = ids.quick_engine_action(m, action)
-        if engine_action is not None:
-            return engine_action, ()
-        try:  # an exchange, or an action to look at closely
-            action_id = int(action)
-        except (TypeError, ValueError):
-            raise ids.IllegalEnvActionError(
-                f"{action!r} is not an action id (0-{ids.NUM_ACTIONS - 1})"
-            ) from None
-        return ids.to_engine(m, action_id, self._picked)
-
-    def _advance(self, agent: str, engine_action: Any, picked: tuple[int, ...]) -> None:
-        """The step of a legal action: the engine's, once an exchange is chosen."""
-        m = self.match
-        assert m is not None
+        if engine_action is not None:  # a legal play, draw, bid or Double Nil answer
+            picked: tuple[int, ...] = ()
+        else:  # an exchange, or an action to look at closely
+            engine_action, picked = self._exchange_step(action)
         if self._rewarded:  # the last step's rewards are over; zeros need no accumulating
             for a in self.agents:
                 self.rewards[a] = 0.0
@@ -206,6 +191,18 @@ class raw_env(AECEnv):
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _exchange_step(self, action: Any) -> tuple[Any, tuple[int, ...]]:
+        """The engine action of an action id (None while an exchange is being chosen) and the
+        exchange's picks after it; raises IllegalEnvActionError naming the rule."""
+        assert self.match is not None
+        try:
+            action_id = int(action)
+        except (TypeError, ValueError):
+            raise ids.IllegalEnvActionError(
+                f"{action!r} is not an action id (0-{ids.NUM_ACTIONS - 1})"
+            ) from None
+        return ids.to_engine(self.match, action_id, self._picked)
 
     def _hand_rewards(self, before: tuple[int, int]) -> None:
         """``"points"``: what each seat's score changed by in the hand just ended (R-5)."""
@@ -250,11 +247,9 @@ class _GuardedEnv(raw_env):
             self._was_dead_step(action)
             return
         try:
-            engine_action, picked = self._engine_of(action)
-        except ids.IllegalEnvActionError:
+            super().step(action)
+        except ids.IllegalEnvActionError:  # raised before the step changed anything
             self._terminate_illegal(agent)
-            return
-        self._advance(agent, engine_action, picked)
 
     def _terminate_illegal(self, agent: str) -> None:
         """As ``TerminateIllegalWrapper``: both seats terminated and truncated, -1 for the seat
