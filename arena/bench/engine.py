@@ -15,6 +15,7 @@ from __future__ import annotations
 import platform
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,10 +42,17 @@ class Tally:
         return self.hands / self.seconds if self.seconds else 0.0
 
 
-def run_engine(tally: Tally, seconds: float, rng: random.Random, rules: RuleSet, seed: int) -> int:
-    """Play whole random matches, seeded ``seed``, ``seed + 1`` …, for about ``seconds``; add
-    what was done to ``tally`` and return the next match seed."""
-    start = time.perf_counter()
+def run_engine(
+    tally: Tally,
+    seconds: float,
+    rng: random.Random,
+    rules: RuleSet,
+    seed: int,
+    clock: Callable[[], float] = time.perf_counter,
+) -> int:
+    """Play whole random matches, seeded ``seed``, ``seed + 1`` …, for about ``seconds`` of
+    ``clock``; add what was done to ``tally`` and return the next match seed."""
+    start = clock()
     deadline = start + seconds
     while True:
         m = Match(seed, rules)
@@ -57,7 +65,7 @@ def run_engine(tally: Tally, seconds: float, rng: random.Random, rules: RuleSet,
         tally.decisions += n
         tally.hands += m.hand_number
         tally.games += 1
-        now = time.perf_counter()
+        now = clock()
         if now >= deadline:
             break
     tally.seconds += now - start

@@ -56,7 +56,9 @@ def measure_write_rate(
         b = store.register_bot_version(f"bench-rate-b-{tag}", "1", "b" * 56 + tag, "-")
         entries = [
             ScheduleEntry(
-                ordinal=i, seed=m.seed, seat_versions=(a.id, b.id) if i % 2 == 0 else (b.id, a.id),
+                ordinal=i,
+                seed=m.seed,
+                seat_versions=(a.id, b.id) if i % 2 == 0 else (b.id, a.id),
                 pair_id=i // 2,
             )
             for i, m in enumerate(matches)
@@ -69,7 +71,9 @@ def measure_write_rate(
         t0, c0 = time.perf_counter(), _cpu()
         for game, result in zip(games, results, strict=True):
             store.record_match(
-                result, seat_versions=game.seat_versions, tournament_game_id=game.id,
+                result,
+                seat_versions=game.seat_versions,
+                tournament_game_id=game.id,
                 pair_id=game.pair_id,
             )
         seconds, cpu = time.perf_counter() - t0, _cpu() - c0

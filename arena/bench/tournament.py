@@ -82,7 +82,11 @@ def bench_bots(names: Sequence[str] = BENCH_BOTS) -> tuple[list[Path], list[str]
 
 
 def run_once(
-    bots: list[Path], concurrency: int, games: int, seed: int, move_timeout_ms: int,
+    bots: list[Path],
+    concurrency: int,
+    games: int,
+    seed: int,
+    move_timeout_ms: int,
     executor: Any = None,
 ) -> dict[str, Any]:
     with (
@@ -127,7 +131,9 @@ def run_once(
 
 
 def measure(
-    concurrency: Sequence[int] = (1, 2, 4), games: int = 1, seed: int = 1,
+    concurrency: Sequence[int] = (1, 2, 4),
+    games: int = 1,
+    seed: int = 1,
     move_timeout_ms: int = 2000,
 ) -> dict[str, Any]:
     bots, notes = bench_bots()
@@ -143,8 +149,13 @@ def measure(
 
 
 def measure_ray(
-    concurrency: int = 2, games: int = 1, seed: int = 1, move_timeout_ms: int = 2000,
-    address: str | None = None, local_nodes: Sequence[int] = (1, 2), cpus_per_node: int = 2,
+    concurrency: int = 2,
+    games: int = 1,
+    seed: int = 1,
+    move_timeout_ms: int = 2000,
+    address: str | None = None,
+    local_nodes: Sequence[int] = (1, 2),
+    cpus_per_node: int = 2,
     worker_cpus: float = 2.0,
 ) -> dict[str, Any]:
     """The same round robin with its matches on Ray: on the cluster at ``address``, or on a
@@ -170,13 +181,15 @@ def measure_ray(
                 wait_for_nodes(nodes)
             run = run_once(bots, concurrency, games, seed, move_timeout_ms, executor=factory)
             counts = made[0].node_counts()
-            runs.append({
-                "where": f"ray, {len(counts)} node{'s' if len(counts) != 1 else ''}",
-                "nodes": len(counts),
-                "workers": sum(c["workers"] for c in counts),
-                "per_node": counts,
-                **run,
-            })
+            runs.append(
+                {
+                    "where": f"ray, {len(counts)} node{'s' if len(counts) != 1 else ''}",
+                    "nodes": len(counts),
+                    "workers": sum(c["workers"] for c in counts),
+                    "per_node": counts,
+                    **run,
+                }
+            )
         finally:
             if cluster is not None:
                 stop_local_cluster(cluster)
@@ -237,9 +250,7 @@ ORDER_BOTS = ("heuristic", "cautious", "random")
 
 def _order_at(records: list[GameRecord], names: list[str], rater: Rater) -> list[str]:
     ratings = rate_in_order(len(names), records, rater)
-    ranked = sorted(
-        range(len(names)), key=lambda i: (-conservative_score(*ratings[i]), names[i])
-    )
+    ranked = sorted(range(len(names)), key=lambda i: (-conservative_score(*ratings[i]), names[i]))
     return [names[i] for i in ranked]
 
 
@@ -260,7 +271,10 @@ def matches_needed(
 
 
 def measure_ordering(
-    rounds: int = 8, tournaments: int = 6, first_seed: int = 100, concurrency: int = 2,
+    rounds: int = 8,
+    tournaments: int = 6,
+    first_seed: int = 100,
+    concurrency: int = 2,
     move_timeout_ms: int = 2000,
 ) -> dict[str, Any]:
     """Real round robins of heuristic, cautious and random, with duplicate and with independent
@@ -294,8 +308,12 @@ def measure_ordering(
                 tid = create_tournament(
                     store,
                     TournamentSettings(
-                        bots=[str(b) for b in bots], games=rounds, concurrency=concurrency,
-                        seed=seed, move_timeout_ms=move_timeout_ms, deals=mode,
+                        bots=[str(b) for b in bots],
+                        games=rounds,
+                        concurrency=concurrency,
+                        seed=seed,
+                        move_timeout_ms=move_timeout_ms,
+                        deals=mode,
                     ),
                 )
                 run_tournament(store, tid)
@@ -339,7 +357,8 @@ def describe_ordering(result: dict[str, Any]) -> str:
         )
         shares = r["share_right_by_matches"]
         lines.append(
-            " " * 13 + "share right after m matches: "
+            " " * 13
+            + "share right after m matches: "
             + "  ".join(f"{m}:{100 * v:.0f}%" for m, v in shares.items())
         )
     return "\n".join(lines)

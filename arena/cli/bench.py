@@ -9,7 +9,9 @@ app = typer.Typer(help="Benchmarks: print measured figures.", no_args_is_help=Tr
 
 @app.command("engine")
 def engine(
-    seconds: float = typer.Option(5.0, "--seconds", help="Time to measure (each side)."),
+    seconds: float = typer.Option(
+        5.0, "--seconds", help="Time to measure (each side on average: the run takes about 4x)."
+    ),
     seed: int = typer.Option(0, "--seed", help="First match seed and the players' RNG seed."),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
     compare_openspiel: bool = typer.Option(
@@ -88,7 +90,9 @@ def card_play_loss(
 
 @app.command("envs")
 def envs(
-    seconds: float = typer.Option(5.0, "--seconds", help="Time to measure (each side)."),
+    seconds: float = typer.Option(
+        5.0, "--seconds", help="Time to measure (each side on average: the run takes about 4x)."
+    ),
     seed: int = typer.Option(0, "--seed", help="First match seed and the players' RNG seed."),
     max_hands: int = typer.Option(200, "--max-hands", help="Hand limit of a match (R-6.3)."),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
@@ -317,9 +321,13 @@ def tournament(
     if ray is not None:
         k = concurrency[0] if len(concurrency) == 1 else 2
         result = bench_tournament.measure_ray(
-            concurrency=k, games=games, seed=seed,
-            address=None if ray == "local" else ray, local_nodes=ray_nodes,
-            cpus_per_node=ray_node_cpus, worker_cpus=ray_worker_cpus,
+            concurrency=k,
+            games=games,
+            seed=seed,
+            address=None if ray == "local" else ray,
+            local_nodes=ray_nodes,
+            cpus_per_node=ray_node_cpus,
+            worker_cpus=ray_worker_cpus,
         )
         typer.echo(json.dumps(result) if json_output else bench_tournament.describe_ray(result))
         return
@@ -405,13 +413,19 @@ def ladder(
     placements = [
         simulation.placement(
             simulation.true_skills(bots, spacing, random.Random(seed + r)),
-            settle_pairs=15 * bots, sigma_target=2.0, max_pairs=max_pairs, seed=seed + r,
+            settle_pairs=15 * bots,
+            sigma_target=2.0,
+            max_pairs=max_pairs,
+            seed=seed + r,
         )
         for r in range(runs)
     ]
     placed = [p for p in placements if p is not None]
     result = {
-        "bots": bots, "spacing": spacing, "runs": runs, "max_pairs": max_pairs,
+        "bots": bots,
+        "spacing": spacing,
+        "runs": runs,
+        "max_pairs": max_pairs,
         "matchmaking_pairs_to_order_median": c.matchmaking_median,
         "uniform_pairs_to_order_median": c.uniform_median,
         "matchmaking_never_ordered": sum(v is None for v in c.matchmaking),
@@ -433,6 +447,8 @@ def ladder(
         f"{result['newcomer_pairs_to_sigma_2_median']}, "
         f"max {result['newcomer_pairs_to_sigma_2_max']}"
     )
+
+
 @app.command("versus")
 def versus(
     other: str = typer.Argument(..., help="Another checkout of the arena, with its own .venv."),
