@@ -381,3 +381,16 @@ def test_the_c_observer_refuses_arrays_of_the_wrong_kind() -> None:
         observer.observe(m, 0, [1], out, mask)
     with pytest.raises(ValueError, match="seat must be 0 or 1"):
         observer.observe(m, 2, (), out, mask)
+
+
+def test_env_enforces_the_order_of_calls_as_pettingzoo_does() -> None:
+    for e in (spades_v0.env(), spades_v0.pettingzoo_wrapped()):
+        with pytest.raises(AttributeError, match="agents cannot be accessed before reset"):
+            e.agents  # noqa: B018
+        with pytest.raises(Exception, match="reset\\(\\) needs to be called before step"):
+            e.step(0)
+        e.reset(seed=3)
+        it = iter(e.agent_iter())
+        next(it)
+        with pytest.raises(AssertionError, match="need to call step\\(\\) or reset\\(\\)"):
+            next(it)

@@ -266,9 +266,10 @@ class _GuardedEnv(raw_env):
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` whose ``last()``, ``agents`` and
+    """PettingZoo's ``OrderEnforcingWrapper`` whose ``last()``, ``step()``, ``agents`` and
     ``agent_selection`` (what an ``agent_iter`` loop asks each step) go straight to the
-    environment, after the same check, rather than through ``__getattr__``."""
+    environment, after the same checks, rather than through ``__getattr__`` and the wrapper's
+    base class."""
 
     def _unreset(self, name: str) -> AttributeError:
         return AttributeError(f"{name} cannot be accessed before reset")
@@ -289,6 +290,16 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             raise self._unreset("agent_selection")
         return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
 
 
 _PLAY, _DRAW, _BID, _DOUBLE_NIL = Decision.PLAY, Decision.DRAW, Decision.BID, Decision.DOUBLE_NIL
