@@ -25,7 +25,12 @@ def test_measure_gives_each_rate_and_its_ratio_to_the_engine() -> None:
         ratio = r[f"{kind}_steps_per_s"] / r["engine_decisions_per_s"]
         assert r[f"{kind}_ratio"] == pytest.approx(ratio, abs=1e-3)
     assert r["openspiel_chance_steps_per_s"] > 0 and r["pettingzoo_raw_steps_per_s"] > 0
-    assert min(r["matches"].values()) >= 1
+    raw = r["pettingzoo_raw_steps_per_s"] / r["engine_decisions_per_s"]
+    assert r["pettingzoo_raw_ratio"] == pytest.approx(raw, abs=1e-3)
+    all_steps = r["openspiel_steps_per_s"] + r["openspiel_chance_steps_per_s"]
+    assert abs(r["openspiel_all_steps_per_s"] - all_steps) <= 1
+    # the sides take turns, one whole match each: every side has as many as there were rounds
+    assert set(r["matches"].values()) == {r["rounds"]} and r["rounds"] >= 1
 
 
 @pytest.mark.slow
