@@ -13,7 +13,7 @@ CPP_BOT := sample_bots/cpp_lowest
 $(VENV)/.runtime: pyproject.toml setup.py arena/referee/_wire.c arena/analysis/_dd.c
 	@echo "setup: creating the virtualenv $(VENV)"
 	@$(PYTHON) -m venv $(VENV)
-	@echo "setup: installing the arena's runtime into $(VENV) (pip install -e .; it builds the referee's C request encoder where a C compiler is found)"
+	@echo "setup: installing the arena's runtime into $(VENV) (pip install -e .; it builds the C extensions - the referee's request encoder, the double-dummy search, the environments' observation encoder - where a C compiler is found)"
 	@$(PY) -m pip install --quiet --disable-pip-version-check -e .
 	@touch $@
 
