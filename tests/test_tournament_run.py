@@ -235,6 +235,8 @@ def test_a_bot_that_keeps_crashing_is_restarted_a_few_times(
         (["random", "heuristic", "-n", "-3"], "--games must be at least 1"),
         (["random", "heuristic", "-k", "0"], "--concurrency must be at least 1"),
         (["random", "heuristic", "--policy", "pray"], "unknown fault policy 'pray'"),
+        (["random", "heuristic", "--deals", "shared"],
+         "--deals must be one of pairs, duplicate, independent, got 'shared'"),
         (["random", "heuristic", "--move-timeout", "0"], "move time must be a positive"),
         (["random", "random"], "named twice"),
         (["./nowhere/bot", "random"], "no such directory"),
