@@ -5,6 +5,7 @@ find the deal's twin when one process plays both seatings."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -19,7 +20,7 @@ import pytest
 from arena.ladder import Ladder, LadderSettings
 from arena.referee import ClockConfig, Termination, play_match
 from arena.rules.ruleset import RuleSet
-from arena.runtime import load_manifest, start_bot
+from arena.runtime import BotManifest, load_manifest, start_bot
 from arena.sandbox import probe
 from arena.store import MatchSummary, Store
 from arena.tournament import (
@@ -81,11 +82,13 @@ def test_the_bot_finds_the_twin_when_one_process_plays_both_seatings() -> None:
 
 
 def counting(starts: list[str]) -> Callable[..., object]:
-    """``start_bot`` that notes the name of every bot process it starts (one per lane)."""
+    """``start_bot`` that notes the name of every bot process it starts (one per lane). Each
+    gets a minute to start rather than 10 s: up to 24 Python processes start at once here, and
+    the machine running the tests may be busy with more."""
 
-    def start(manifest: object, **kw: object) -> object:
-        starts.append(getattr(manifest, "name", "?"))
-        return start_bot(manifest, **kw)  # type: ignore[arg-type]
+    def start(manifest: BotManifest, **kw: object) -> object:
+        starts.append(manifest.name)
+        return start_bot(dataclasses.replace(manifest, startup_timeout_s=60.0), **kw)  # type: ignore[arg-type]
 
     return start
 
