@@ -88,7 +88,8 @@ def counting(starts: list[str]) -> Callable[..., object]:
 
     def start(manifest: BotManifest, **kw: object) -> object:
         starts.append(manifest.name)
-        return start_bot(dataclasses.replace(manifest, startup_timeout_s=60.0), **kw)  # type: ignore[arg-type]
+        limits = dataclasses.replace(manifest.limits, startup_timeout_s=60.0)
+        return start_bot(dataclasses.replace(manifest, limits=limits), **kw)  # type: ignore[arg-type]
 
     return start
 
