@@ -10,10 +10,10 @@ sealed until it is:
 - **A running tournament's seed** (every deal seed derives from it) is shown to no one, an
   admin included, until the tournament is over: it shows as ``SEED_SECRET``, never as 0.
 - **A deal still to be played** (a pending game of a running tournament, also one paused or
-  interrupted) is sealed, and so is every played match with the same deal seed (in duplicate
-  mode its twin, the same deal with the seats swapped, and every pair of the round): its seed,
-  its decisions, its replay, its frames and its detail (which may quote cards) are shown to no
-  one until no game with that seed is left to play. Who plays it, and its result (which the
+  interrupted) is sealed, and so is every played match with the same deal seed (its twin, the
+  same deal with the seats swapped; in ``duplicate`` mode every pair of the round as well): its
+  seed, its decisions, its replay, its frames and its detail (which may quote cards) are shown
+  to no one until no game with that seed is left to play. Who plays it, and its result (which the
   standings count anyway), stay public; it shows as ``SEALED``.
 - **A bot's own words** (its stderr, the details of the status it failed with, what it printed
   when it could not start) and server paths are its owner's: a match's detail is shown whole

@@ -40,7 +40,7 @@ def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
         (["--sprt", "gamma=3"], "no parameter 'gamma'"),
         (["--sprt", "elo1=x"], "must be a number"),
         (["--max-pairs", "0"], "--max-pairs must be at least 1"),
-        (["--deals", "shuffled"], "--deals must be duplicate or independent"),
+        (["--deals", "shuffled"], "--deals must be one of pairs, duplicate, independent"),
         (["-k", "0"], "--concurrency must be at least 1"),
         (["--policy", "pray"], "unknown fault policy 'pray'"),
     ],

@@ -69,8 +69,11 @@ def test_new_bot_first_duplicate_pairs_on_secret_seeds(sqlite_url: str) -> None:
             assert a.seat_versions == tuple(reversed(b.seat_versions))
             assert all(m.rated for m in matches)
             seeds.add(a.seed)
-            # Nobody chose it: not a seed derived from any small tournament seed.
-            assert a.seed not in {deal_seed(s, 0) for s in range(1000)}
+            # Nobody chose it: not a seed derived from any small tournament seed (a ladder pair
+            # is a tournament of two entrants on pairs deals: its one pair is entrants 0 and 1).
+            assert a.seed not in {deal_seed(s, 0, "pair", 0, 1) for s in range(1000)}
+            assert t.config["deals"] == "pairs"
+            assert a.seed == deal_seed(int(t.config["seed"]), 0, "pair", 0, 1)
         assert len(seeds) == 2
         status = store.ladder_status()
         assert status is not None and status["pairs_scheduled"] == 2

@@ -49,6 +49,7 @@ def test_start_watch_and_read_back(served: tuple[ArenaProcess, str]) -> None:
         )  # fmt: skip
         assert started.state == pb.TOURNAMENT_STATE_RUNNING
         assert started.matches_total == 6  # 3 pairs x 1 seed x 2 seatings
+        assert started.deals == pb.DEAL_MODE_PAIRS  # the default when the request names none
         assert list(started.bots) == ["alpha", "beta", "gamma"]
 
         events = list(client.watch_tournament(started.id))
@@ -65,8 +66,9 @@ def test_start_watch_and_read_back(served: tuple[ArenaProcess, str]) -> None:
         assert sum(r.matches for r in final.standings.leaderboard) == 12
         assert len(final.standings.head_to_head) == 3
 
-        # Duplicate pairs: both seatings of one pair share the seed, seats swapped (seen once
-        # the tournament is over: while it runs, a deal still to be played stays sealed).
+        # Duplicate pairs: both seatings of one pair share the seed, seats swapped, and no
+        # other pair plays it (seen once the tournament is over: while it runs, a deal still to
+        # be played stays sealed).
         replayed = [e.match for e in client.watch_tournament(started.id) if e.HasField("match")]
         by_pair: dict[str, list[pb.Match]] = {}
         for m in replayed:
@@ -75,6 +77,7 @@ def test_start_watch_and_read_back(served: tuple[ArenaProcess, str]) -> None:
         for a, b in by_pair.values():
             assert a.seed == b.seed
             assert (a.seats[0].bot, a.seats[1].bot) == (b.seats[1].bot, b.seats[0].bot)
+        assert len({a.seed for a, _ in by_pair.values()}) == 3
 
         # Watching a finished tournament replays its record and ends.
         again = list(client.watch_tournament(started.id))
@@ -121,6 +124,34 @@ def test_bad_tournament_requests(served: tuple[ArenaProcess, str]) -> None:
         with pytest.raises(RemoteError) as info:
             client.start_tournament(["alpha", "beta"], concurrency=1000)
         assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        # A deal mode this server does not know (a newer client's) is refused, not replaced.
+        before = len(client.list_tournaments())
+        with pytest.raises(RemoteError) as info:
+            client.start_tournament(["alpha", "beta"], deals=7)  # type: ignore[arg-type]
+        assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert "unknown deal mode 7 (pairs, duplicate or independent)" in str(info.value)
+        assert len(client.list_tournaments()) == before
+
+
+@pytest.mark.slow
+def test_duplicate_deals_asked_for_are_shared_by_every_pair(
+    served: tuple[ArenaProcess, str],
+) -> None:
+    server, token = served
+    with ArenaClient(server.address, token=token) as client:
+        started = client.start_tournament(
+            ["alpha", "beta", "gamma"], games=1, concurrency=2, seed=12,
+            rules=ruleset_to_pb(SHORT), move_timeout_ms=5000, deals=pb.DEAL_MODE_DUPLICATE,
+        )  # fmt: skip
+        assert started.deals == pb.DEAL_MODE_DUPLICATE
+        events = list(client.watch_tournament(started.id))
+        assert events[-1].tournament.state == pb.TOURNAMENT_STATE_FINISHED
+        assert events[-1].tournament.deals == pb.DEAL_MODE_DUPLICATE
+        # Read once it is over (a sealed deal shows as seed 0 while the tournament runs).
+        replayed = [e.match for e in client.watch_tournament(started.id) if e.HasField("match")]
+        assert len(replayed) == 6 and len({m.pair_id for m in replayed}) == 3
+        # One deal seed, played by all three pairs in both seatings.
+        assert len({m.seed for m in replayed}) == 1 and replayed[0].seed != 0
 
 
 @pytest.mark.slow

@@ -30,8 +30,9 @@ def test_no_lane_plays_a_deal_twice(bots: int, deals: DealMode) -> None:
     assert max(plays.values()) == 1
 
 
-def test_a_deals_two_seatings_go_to_different_lanes() -> None:
-    schedule = build_schedule(2, 4, seed=3)
+@pytest.mark.parametrize("deals", [DealMode.PAIRS, DealMode.DUPLICATE])
+def test_a_deals_two_seatings_go_to_different_lanes(deals: DealMode) -> None:
+    schedule = build_schedule(2, 4, seed=3, deals=deals)
     lanes = assign_lanes((g.seats, g.seed) for g in schedule)
     by_pair: dict[int, list[tuple[int, int]]] = {}
     for g, lane in zip(schedule, lanes, strict=True):
@@ -49,9 +50,13 @@ def test_lane_counts_follow_how_often_a_bot_plays_one_deal() -> None:
                 used[entrant] = max(used.get(entrant, 0), lane + 1)
         return set(used.values())
 
+    # Pairs (the default): a bot meets a deal only in its own twin pair, once in each seat:
+    # two lanes, whatever the field.
+    for bots in (2, 3, 4, 7):
+        assert lanes_per_bot(bots, DealMode.PAIRS) == {2}
     # Shared deals: each bot plays every deal in both seats against each of the others.
-    assert lanes_per_bot(2, DealMode.DUPLICATE) == {2}
-    assert lanes_per_bot(4, DealMode.DUPLICATE) == {6}
+    for bots in (2, 3, 4, 7):
+        assert lanes_per_bot(bots, DealMode.DUPLICATE) == {2 * (bots - 1)}
     # A seed per match: nothing to hide from anyone, one lane.
     assert lanes_per_bot(4, DealMode.INDEPENDENT) == {1}
 

@@ -126,9 +126,10 @@ def test_each_bot_lane_is_started_once_and_matches_run_at_once(sqlite_url: str) 
     _, (standings, matches) = _run(
         sqlite_url, THREE, games=2, seed=11, concurrency=3, start_bot=counting_start
     )
-    # One process per bot and lane: each of three bots plays each shared deal 2 * (3 - 1)
-    # times, each time in another process (arena.tournament.lanes).
-    assert sorted(starts) == sorted(["cautious", "heuristic", "random"] * 4), "one per lane"
+    # One process per bot and lane: on pairs deals (the default) each bot plays each of its
+    # deals twice, once per seating of its twin pair, each time in another process
+    # (arena.tournament.lanes): two lanes, whatever the field.
+    assert sorted(starts) == sorted(["cautious", "heuristic", "random"] * 2), "one per lane"
     assert standings.played == len(matches) == 12
     # K = 3: at some moment more than one match was in play.
     most = 0
@@ -235,6 +236,8 @@ def test_a_bot_that_keeps_crashing_is_restarted_a_few_times(
         (["random", "heuristic", "-n", "-3"], "--games must be at least 1"),
         (["random", "heuristic", "-k", "0"], "--concurrency must be at least 1"),
         (["random", "heuristic", "--policy", "pray"], "unknown fault policy 'pray'"),
+        (["random", "heuristic", "--deals", "shared"],
+         "--deals must be one of pairs, duplicate, independent, got 'shared'"),
         (["random", "heuristic", "--move-timeout", "0"], "move time must be a positive"),
         (["random", "random"], "named twice"),
         (["./nowhere/bot", "random"], "no such directory"),

@@ -9,12 +9,19 @@ import pytest
 
 from arena.errors import ArenaError
 from arena.ratings import Rater
-from arena.tournament.schedule import SEED_BITS, DealMode, build_schedule, deal_seed
+from arena.tournament.schedule import (
+    DEFAULT_DEALS,
+    SEED_BITS,
+    DealMode,
+    build_schedule,
+    deal_seed,
+    parse_deal_mode,
+)
 from arena.tournament.standings import GameRecord, compute_standings, rate_in_order
 
 
 @pytest.mark.parametrize("num_bots,games", [(2, 1), (3, 4), (4, 5), (6, 2)])
-def test_every_pair_plays_every_seed_in_both_seatings(num_bots: int, games: int) -> None:
+def test_every_pair_plays_its_seeds_in_both_seatings(num_bots: int, games: int) -> None:
     schedule = build_schedule(num_bots, games, seed=7)
     pairs = num_bots * (num_bots - 1) // 2
     assert len(schedule) == pairs * games * 2
@@ -23,12 +30,61 @@ def test_every_pair_plays_every_seed_in_both_seatings(num_bots: int, games: int)
     # Every ordered seating appears exactly N times: each bot has seat 0 as often as seat 1.
     assert set(seatings) == {(a, b) for a in range(num_bots) for b in range(num_bots) if a != b}
     assert set(seatings.values()) == {games}
+    # Pairs (the default): every pair plays N seeds of its own, each twice, seats swapped.
+    by_pair = {
+        (a, b): Counter(g.seed for g in schedule if set(g.seats) == {a, b})
+        for a, b in combinations(range(num_bots), 2)
+    }
+    for seeds in by_pair.values():
+        assert seeds == Counter({s: 2 for s in seeds}) and len(seeds) == games
+    assert len({g.seed for g in schedule}) == pairs * games, "no two pairs share a seed"
+
+
+@pytest.mark.parametrize("num_bots,games", [(2, 1), (3, 4), (6, 2)])
+def test_duplicate_deals_are_shared_by_every_pair(num_bots: int, games: int) -> None:
+    schedule = build_schedule(num_bots, games, seed=7, deals=DealMode.DUPLICATE)
     # The N deals are N distinct seeds, shared by all pairs, each played twice by every pair.
     round_seeds = {g.seed for g in schedule}
     assert len(round_seeds) == games
     for a, b in combinations(range(num_bots), 2):
         seeds = Counter(g.seed for g in schedule if set(g.seats) == {a, b})
         assert seeds == Counter({s: 2 for s in round_seeds})
+    # Same pairs, seats, pair ids and rounds as the pairs schedule: only the seeds differ.
+    pairs = build_schedule(num_bots, games, seed=7, deals=DealMode.PAIRS)
+    assert [(g.index, g.pair_id, g.seats, g.round) for g in schedule] == [
+        (g.index, g.pair_id, g.seats, g.round) for g in pairs
+    ]
+
+
+def test_a_pairs_seed_is_the_pairs_own_and_derives_from_the_pair() -> None:
+    """The seed of a pair's deal in round r depends on the tournament seed, r and the two
+    entrants' indices alone: a resume (the config's entrant list) derives the same seeds, and
+    a bigger field leaves the seeds of the pairs it shares with a smaller one unchanged."""
+    schedule = build_schedule(4, 3, seed=21)
+    for g in schedule:
+        a, b = sorted(g.seats)
+        assert g.seed == deal_seed(21, g.round, "pair", a, b)
+    assert schedule == build_schedule(4, 3, seed=21, deals=DealMode.PAIRS)
+    smaller = {(frozenset(g.seats), g.round): g.seed for g in build_schedule(3, 3, seed=21)}
+    for g in schedule:
+        if max(g.seats) < 3:
+            assert smaller[frozenset(g.seats), g.round] == g.seed
+    # Neither the shared seed of the round nor any independent match's seed.
+    shared = {g.seed for g in build_schedule(4, 3, seed=21, deals=DealMode.DUPLICATE)}
+    independent = {g.seed for g in build_schedule(4, 3, seed=21, deals=DealMode.INDEPENDENT)}
+    assert not {g.seed for g in schedule} & (shared | independent)
+
+
+def test_the_default_deal_mode_is_pairs() -> None:
+    assert DEFAULT_DEALS is DealMode.PAIRS
+    assert build_schedule(3, 2, seed=4) == build_schedule(3, 2, seed=4, deals=DealMode.PAIRS)
+
+
+@pytest.mark.parametrize("text", ["shuffled", "", "Pairs", "duplicate "])
+def test_an_unknown_deal_mode_is_refused_naming_the_modes(text: str) -> None:
+    with pytest.raises(ArenaError, match="--deals must be one of pairs, duplicate, independent"):
+        parse_deal_mode(text)
+    assert parse_deal_mode("duplicate") is DealMode.DUPLICATE
 
 
 def test_duplicate_pairs_are_kept_together() -> None:
@@ -69,7 +125,7 @@ def test_independent_deals_give_every_match_its_own_seed() -> None:
     schedule = build_schedule(3, 10, seed=5, deals=DealMode.INDEPENDENT)
     assert len({g.seed for g in schedule}) == len(schedule)
     # Same pairs, seats and pair ids as the duplicate schedule: only the seeds differ.
-    duplicate = build_schedule(3, 10, seed=5)
+    duplicate = build_schedule(3, 10, seed=5, deals=DealMode.DUPLICATE)
     assert [(g.pair_id, g.seats) for g in schedule] == [(g.pair_id, g.seats) for g in duplicate]
 
 

@@ -5,11 +5,14 @@ find the deal's twin when one process plays both seatings."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
 import sys
 import threading
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,10 +20,19 @@ import pytest
 from arena.ladder import Ladder, LadderSettings
 from arena.referee import ClockConfig, Termination, play_match
 from arena.rules.ruleset import RuleSet
-from arena.runtime import load_manifest, start_bot
+from arena.runtime import BotManifest, load_manifest, start_bot
 from arena.sandbox import probe
 from arena.store import MatchSummary, Store
-from arena.tournament import TournamentSettings, create_tournament, run_tournament
+from arena.tournament import (
+    DEFAULT_DEALS,
+    DealMode,
+    QuietReporter,
+    TournamentSettings,
+    create_tournament,
+    deal_seed,
+    load_config,
+    run_tournament,
+)
 from arena.tournament.compare import CompareSpec
 from arena.tournament.entrants import register_directory, sample_bot_unavailable
 from arena.tournament.workers import SeatBot
@@ -69,36 +81,94 @@ def test_the_bot_finds_the_twin_when_one_process_plays_both_seatings() -> None:
         assert "first seen in twin-a hand 1 seat 0" in hostile.log_tail(50)
 
 
+def counting(starts: list[str]) -> Callable[..., object]:
+    """``start_bot`` that notes the name of every bot process it starts (one per lane). Each
+    gets a minute to start rather than 10 s: up to 24 Python processes start at once here, and
+    the machine running the tests may be busy with more."""
+
+    def start(manifest: BotManifest, **kw: object) -> object:
+        starts.append(manifest.name)
+        limits = dataclasses.replace(manifest.limits, startup_timeout_s=60.0)
+        return start_bot(dataclasses.replace(manifest, limits=limits), **kw)  # type: ignore[arg-type]
+
+    return start
+
+
 @pytest.mark.parametrize("k", [1, 3])
-def test_a_tournament_never_shows_a_process_a_deal_twice(sqlite_url: str, k: int) -> None:
-    # Three bots on shared deals: each plays every deal four times (both seats, two opponents).
-    bots = [str(HOSTILE), str(SAMPLES / "random"), str(SAMPLES / "cautious")]
+@pytest.mark.parametrize(
+    "deals,lanes",
+    [
+        # The default: a bot meets a deal only in its own twin pair, once in each seat.
+        (DealMode.PAIRS, 2),
+        # Shared deals: every deal in both seats against each of the three others (24
+        # processes in all, hence slow).
+        pytest.param(DealMode.DUPLICATE, 6, marks=pytest.mark.slow),
+    ],
+)
+def test_a_tournament_never_shows_a_process_a_deal_twice(
+    sqlite_url: str, k: int, deals: DealMode, lanes: int
+) -> None:
+    bots = [HOSTILE] + [SAMPLES / name for name in ("random", "cautious", "heuristic")]
+    starts: list[str] = []
     with Store.open(sqlite_url) as store:
         settings = TournamentSettings(
-            bots=bots, games=2, concurrency=k, seed=17, move_timeout_ms=5000, rules=FAST
-        )
+            bots=[str(b) for b in bots], games=1, concurrency=k, seed=17, move_timeout_ms=5000,
+            rules=FAST, **({} if deals is DEFAULT_DEALS else {"deals": deals}),
+        )  # fmt: skip
         tid = create_tournament(store, settings)
-        run_tournament(store, tid)
+        assert load_config(store, tid)[1].deals is deals
+        run_tournament(store, tid, start_bot=counting(starts))
         check_played(store.list_matches(tournament_id=tid), 12)
+    # One process per bot and lane, none restarted: the lanes each bot needed.
+    assert Counter(starts) == {load_manifest(b).name: lanes for b in bots}
+
+
+def test_a_resumed_duplicate_tournament_keeps_its_shared_deals(sqlite_url: str) -> None:
+    """A tournament stored on shared deals (the default before ``pairs``) is resumed on them:
+    its stored mode, not today's default, makes the rest of the schedule, and the resumed run's
+    lanes still keep every process from a deal it has seen."""
+    bots = [str(HOSTILE), str(SAMPLES / "random"), str(SAMPLES / "cautious")]
+    stop = threading.Event()
+
+    class StopAfterTwo(QuietReporter):
+        done = 0
+
+        def match_done(self, game: object) -> None:
+            self.done += 1
+            if self.done == 2:
+                stop.set()
+
+    with Store.open(sqlite_url) as store:
+        settings = TournamentSettings(
+            bots=bots, games=1, concurrency=1, seed=23, move_timeout_ms=5000, rules=FAST,
+            deals=DealMode.DUPLICATE,
+        )  # fmt: skip
+        tid = create_tournament(store, settings)
+        run_tournament(store, tid, reporter=StopAfterTwo(), stop=stop)
+        assert 2 <= len(store.list_matches(tournament_id=tid)) < 6
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "resume", str(tid), "--db", sqlite_url],
+        capture_output=True, text=True, timeout=240, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with Store.open(sqlite_url) as store:
+        assert load_config(store, tid)[1].deals is DealMode.DUPLICATE
+        matches = store.list_matches(tournament_id=tid)
+        check_played(matches, 6)
+        # Every pair played the round's one shared seed, in both seatings.
+        assert {m.seed for m in matches} == {deal_seed(23, 0)}
 
 
 def test_independent_deals_need_one_lane_and_never_repeat(sqlite_url: str) -> None:
-    from arena.tournament import DealMode
-
     bots = [str(HOSTILE), str(SAMPLES / "random")]
     starts: list[str] = []
-
-    def counting_start(manifest: object, **kw: object) -> object:
-        starts.append(getattr(manifest, "name", "?"))
-        return start_bot(manifest, **kw)  # type: ignore[arg-type]
-
     with Store.open(sqlite_url) as store:
         settings = TournamentSettings(
             bots=bots, games=2, concurrency=2, seed=3, move_timeout_ms=5000, rules=FAST,
             deals=DealMode.INDEPENDENT,
         )  # fmt: skip
         tid = create_tournament(store, settings)
-        run_tournament(store, tid, start_bot=counting_start)
+        run_tournament(store, tid, start_bot=counting(starts))
         check_played(store.list_matches(tournament_id=tid), 4)
     assert sorted(starts) == ["hostile_remember", "random"]
 

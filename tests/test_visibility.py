@@ -31,8 +31,8 @@ from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.referee.record import MatchResult, Termination
 from arena.rules import RuleSet
-from arena.store import Store
-from arena.tournament import TournamentSettings, create_tournament
+from arena.store import MatchSummary, Store
+from arena.tournament import DealMode, TournamentSettings, create_tournament
 from arena.tournament.botlogs import end_marker, start_marker
 from arena.visibility import (
     ANYONE,
@@ -119,6 +119,54 @@ def test_a_pause_reason_shows_its_owner_no_words_of_the_opponent(tmp_path: Path)
         assert LADDER_SECRET in hers and "THEIR-WORDS" not in hers
         admin = Visibility(store, Viewer(token_id=99, role="admin")).pause_reason("mine", reason)
         assert admin == reason
+
+
+@pytest.mark.parametrize(
+    "deals,open_after_its_twin",
+    [
+        # Pairs (the default): no other pair plays the deal, so its twin alone unseals it.
+        (DealMode.PAIRS, True),
+        # Shared deals: every other pair of the round still has it to play.
+        (DealMode.DUPLICATE, False),
+    ],
+)
+def test_a_deal_stays_sealed_while_any_pair_has_it_to_play(
+    tmp_path: Path, deals: DealMode, open_after_its_twin: bool
+) -> None:
+    """The seal follows the seed, whoever plays it: in a round robin of three bots, the first
+    pair's deal is sealed until its twin is played, and then stays sealed only as long as
+    another pair has the same deal still to play."""
+    bots = [str(SAMPLES / name) for name in ("random", "heuristic", "cautious")]
+    with Store.open(str(tmp_path / "a.db")) as store:
+        tid = create_tournament(
+            store,
+            TournamentSettings(bots=bots, games=1, seed=5, rules=RuleSet(max_hands=1),
+                               deals=deals),
+        )  # fmt: skip
+        games = store.pending_games(tid)
+        first, twin = games[0], games[1]
+        assert first.pair_id == twin.pair_id and first.seed == twin.seed
+        others = {g.seed for g in games[2:]}
+        assert (first.seed in others) is (deals is DealMode.DUPLICATE)
+
+        def play(game: Any) -> MatchSummary:
+            played = dataclasses.replace(
+                _engine_match(game.seed, RuleSet(max_hands=1), game.ordinal),
+                match_id=f"t{tid}-g{game.ordinal}",
+            )
+            store.record_match(
+                played, seat_versions=game.seat_versions, tournament_game_id=game.id,
+                pair_id=game.pair_id,
+            )  # fmt: skip
+            return store.get_match(played.match_id).summary
+
+        match = play(first)
+        assert Visibility(store, ANYONE).sealed(match)
+        play(twin)
+        for viewer in (ANYONE, Viewer(token_id=1, role="admin")):
+            policy = Visibility(store, viewer)
+            assert policy.sealed(match) is not open_after_its_twin
+            assert policy.seed(match) == (first.seed if open_after_its_twin else None)
 
 
 # -- the database every surface reads ------------------------------------------------------------

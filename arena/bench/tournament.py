@@ -23,6 +23,7 @@ from arena.errors import ArenaError
 from arena.ratings import Rater, conservative_score
 from arena.store import Store
 from arena.tournament import (
+    DEFAULT_DEALS,
     DealMode,
     TournamentSettings,
     create_tournament,
@@ -88,6 +89,7 @@ def run_once(
     seed: int,
     move_timeout_ms: int,
     executor: Any = None,
+    deals: DealMode = DEFAULT_DEALS,
 ) -> dict[str, Any]:
     with (
         tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp,
@@ -101,6 +103,7 @@ def run_once(
                 concurrency=concurrency,
                 seed=seed,
                 move_timeout_ms=move_timeout_ms,
+                deals=deals,
             ),
         )
         timer = _Timer()
@@ -135,13 +138,15 @@ def measure(
     games: int = 1,
     seed: int = 1,
     move_timeout_ms: int = 2000,
+    deals: DealMode = DEFAULT_DEALS,
 ) -> dict[str, Any]:
     bots, notes = bench_bots()
-    runs = [run_once(bots, k, games, seed, move_timeout_ms) for k in concurrency]
+    runs = [run_once(bots, k, games, seed, move_timeout_ms, deals=deals) for k in concurrency]
     return {
         "bots": [b.name for b in bots],
         "notes": notes,
         "games_per_pair": games,
+        "deals": deals.value,
         "seed": seed,
         "move_timeout_ms": move_timeout_ms,
         "runs": runs,
@@ -226,7 +231,7 @@ def describe_ray(result: dict[str, Any]) -> str:
 def describe(result: dict[str, Any]) -> str:
     lines = [
         f"round robin of {', '.join(result['bots'])}: {result['games_per_pair']} deal seeds per "
-        f"pair, both seatings, seed {result['seed']}",
+        f"pair, both seatings, {result['deals']} deals, seed {result['seed']}",
         *result["notes"],
         f"{'K':>2} {'matches':>7} {'decisions':>9} {'s':>7} {'matches/s':>9} "
         f"{'decisions/s':>11} {'arena CPU/match':>15} {'arena CPU/decision':>18} "

@@ -311,12 +311,20 @@ def tournament(
     ray_worker_cpus: float = typer.Option(
         2.0, "--ray-worker-cpus", help="--ray: CPUs of a node per worker."
     ),
+    deals: str = typer.Option(
+        "pairs", "--deals", help="Deal mode of the round robin: pairs, duplicate or independent."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """A round robin of four sample bots at K = 1, 2, 4: matches/s and the arena's CPU/match."""
     import json
 
     from arena.bench import tournament as bench_tournament
+    from arena.tournament import DEFAULT_DEALS, parse_deal_mode
+
+    deal_mode = parse_deal_mode(deals)
+    if deal_mode is not DEFAULT_DEALS and (ray is not None or ordering):
+        raise typer.BadParameter("--deals is for the plain benchmark (not --ray or --ordering)")
 
     if ray is not None:
         k = concurrency[0] if len(concurrency) == 1 else 2
@@ -339,7 +347,9 @@ def tournament(
         )
         text = bench_tournament.describe_ordering
     else:
-        result = bench_tournament.measure(concurrency=concurrency, games=games, seed=seed)
+        result = bench_tournament.measure(
+            concurrency=concurrency, games=games, seed=seed, deals=deal_mode
+        )
         text = bench_tournament.describe
     typer.echo(json.dumps(result) if json_output else text(result))
 

@@ -27,7 +27,6 @@ from arena.cli.options import (
     tournament_logs,
 )
 from arena.cli.rules_option import RulesOption, parse_rules
-from arena.errors import ArenaError
 
 EXIT_H1 = 0
 EXIT_H0 = 1
@@ -67,10 +66,10 @@ def compare(
         str,
         typer.Option(
             "--deals",
-            help="duplicate: each seed twice, seats swapped (pentanomial model); independent: "
-            "every match its own seed (trinomial model).",
+            help="pairs or duplicate (the same for two bots): each seed twice, seats swapped "
+            "(pentanomial model); independent: every match its own seed (trinomial model).",
         ),
-    ] = "duplicate",
+    ] = "pairs",
     move_timeout: Annotated[
         int, typer.Option("--move-timeout", help="Time limit of one decision, in ms.")
     ] = 1000,
@@ -102,7 +101,7 @@ def compare(
     from arena.rules.ruleset import RuleSet
     from arena.stats import Sprt
     from arena.store import Store
-    from arena.tournament import DealMode, TournamentSettings, create_tournament
+    from arena.tournament import TournamentSettings, create_tournament, parse_deal_mode
     from arena.tournament.compare import (
         DEFAULT_MAX_PAIRS_SPRT,
         DEFAULT_PAIRS_FIXED,
@@ -110,8 +109,7 @@ def compare(
     )
 
     test = Sprt.parse(sprt) if sprt is not None else None
-    if deals not in ("duplicate", "independent"):
-        raise ArenaError(f"--deals must be duplicate or independent, got {deals!r}")
+    deal_mode = parse_deal_mode(deals)
     if max_pairs is None:
         max_pairs = DEFAULT_MAX_PAIRS_SPRT if test is not None else DEFAULT_PAIRS_FIXED
     spec = CompareSpec(max_pairs=max_pairs, sprt=test)
@@ -124,7 +122,7 @@ def compare(
         time_bank_ms=time_bank,
         policy=FaultPolicy(policy, max_faults),  # type: ignore[arg-type]
         rules=parse_rules(rules, RuleSet(max_hands=max_hands)),
-        deals=DealMode(deals),
+        deals=deal_mode,
         compare=spec,
     )
     mode = check_sandbox(sandbox)

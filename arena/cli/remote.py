@@ -259,7 +259,7 @@ def report_parts(t: Any) -> tuple[Any, Any, Any]:
     from arena.referee import ClockConfig, FaultPolicy
     from arena.service.convert import deals_from_pb, policy_from_pb, standings_from_pb
     from arena.store import TournamentStatus
-    from arena.tournament import DealMode
+    from arena.tournament import DEFAULT_DEALS, DealMode
 
     status = {
         pb.TOURNAMENT_STATE_FINISHED: TournamentStatus.FINISHED,
@@ -273,7 +273,7 @@ def report_parts(t: Any) -> tuple[Any, Any, Any]:
         # None while secret: printed "secret until finished", never as 0 (arena.visibility).
         seed=None if t.seed_secret else t.seed,
         games=t.games,
-        deals=DealMode(deals_from_pb(t.deals) or "duplicate"),
+        deals=DealMode(deals_from_pb(t.deals) or DEFAULT_DEALS.value),
         concurrency=t.concurrency,
         clock=ClockConfig(t.move_timeout_ms or 1000, t.time_bank_ms),
         policy=FaultPolicy(policy_from_pb(t.policy) or "forfeit", t.max_faults or 3),  # type: ignore[arg-type]

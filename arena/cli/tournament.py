@@ -112,10 +112,11 @@ def run(
         str,
         typer.Option(
             "--deals",
-            help="duplicate: both seatings of a pair, and every pair, play the same seeds; "
-            "independent: every match its own seed.",
+            help="pairs: each duplicate pair its own seed, both seatings (no bot process sees a "
+            "deal twice, two per bot); duplicate: every pair plays the same seeds as well "
+            "(2 (B - 1) processes per bot); independent: every match its own seed.",
         ),
-    ] = "duplicate",
+    ] = "pairs",
     as_json: JsonOption = False,
     log_dir: LogDirOption = None,
     db: DbOption = None,
@@ -163,11 +164,10 @@ def run(
         return
     from arena.referee import FaultPolicy
     from arena.store import Store
-    from arena.tournament import DealMode, TournamentSettings, create_tournament
+    from arena.tournament import TournamentSettings, create_tournament, parse_deal_mode
     from arena.tournament.entrants import default_sample_bots
 
-    if deals not in ("duplicate", "independent"):
-        raise ArenaError(f"--deals must be duplicate or independent, got {deals!r}")
+    deal_mode = parse_deal_mode(deals)
     mode = check_sandbox(sandbox)
     specs = list(bots or [])
     if not specs:
@@ -184,7 +184,7 @@ def run(
         time_bank_ms=time_bank,
         policy=FaultPolicy(policy, max_faults),  # type: ignore[arg-type]
         rules=rule_set,
-        deals=DealMode(deals),
+        deals=deal_mode,
     )
     if ray is not None:
         from arena.distributed.cluster import connect

@@ -11,6 +11,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.spades.v1 import bot_pb2
+from arena.errors import ArenaError
 from arena.protocol import (
     card_from_pb,
     card_to_pb,
@@ -31,6 +32,7 @@ from arena.store import (
     TournamentInfo,
     TournamentStatus,
 )
+from arena.tournament.schedule import DEFAULT_DEALS, DealMode
 from arena.tournament.standings import FaultRow, HeadToHead, Standings
 from arena.visibility import shown_tournament_seed, tournament_seed_hidden
 
@@ -121,7 +123,11 @@ def tournament_to_pb(info: TournamentInfo, *, running_here: bool) -> pb.Tourname
     return msg
 
 
-DEALS = {"duplicate": pb.DEAL_MODE_DUPLICATE, "independent": pb.DEAL_MODE_INDEPENDENT}
+DEALS = {
+    "pairs": pb.DEAL_MODE_PAIRS,
+    "duplicate": pb.DEAL_MODE_DUPLICATE,
+    "independent": pb.DEAL_MODE_INDEPENDENT,
+}
 
 
 def deals_from_pb(value: int) -> str | None:
@@ -129,6 +135,17 @@ def deals_from_pb(value: int) -> str | None:
         if number == value:
             return name
     return None
+
+
+def deal_mode_from_pb(value: int) -> DealMode:
+    """A request's deal mode: the arena's default when unset; an error for a number this
+    server does not know (a newer client's), rather than another mode in its place."""
+    if value == pb.DEAL_MODE_UNSPECIFIED:
+        return DEFAULT_DEALS
+    name = deals_from_pb(value)
+    if name is None:
+        raise ArenaError(f"deals: unknown deal mode {value} (pairs, duplicate or independent)")
+    return DealMode(name)
 
 
 def standings_to_pb(standings: Standings) -> pb.TournamentStandings:

@@ -8,9 +8,9 @@ match knows both hands. Hence, for every tournament the service plays:
   (``secrets``), 63 bits: deal seeds derive from it by a hash (blake2b), and recovering it from
   published deal seeds would take 2**63 trials;
 - while the tournament runs, its seed is never shown, and a match's seed (and its decisions,
-  which show the cards) are shown only once no game still to be played has the same deal: in
-  duplicate mode the other seating of a pair, and every pair of the round, share it. That rule
-  is ``arena.visibility``'s, for every surface.
+  which show the cards) are shown only once no game still to be played has the same deal: the
+  other seating of a pair shares it (and, in ``duplicate`` mode, every pair of the round). That
+  rule is ``arena.visibility``'s, for every surface.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from arena.referee.record import Termination
 from arena.rules.ruleset import RuleSet
 from arena.service.auth import Caller
 from arena.service.convert import (
-    deals_from_pb,
+    deal_mode_from_pb,
     match_to_pb,
     policy_from_pb,
     standings_to_pb,
@@ -57,7 +57,6 @@ from arena.store import MatchSummary, Store, TournamentInfo, TournamentStatus
 from arena.tournament import (
     DEFAULT_CONCURRENCY,
     DEFAULT_GAMES,
-    DealMode,
     GameRecord,
     TournamentSettings,
     create_tournament,
@@ -247,6 +246,7 @@ class TournamentManager:
         ):
             raise ArenaError("games, move_timeout_ms, time_bank_ms and max_faults must be >= 0")
         games = request.games or DEFAULT_GAMES
+        deals = deal_mode_from_pb(request.deals)
         check_tournament_bounds(
             self.limits,
             num_bots=len(request.bots),
@@ -277,7 +277,7 @@ class TournamentManager:
                 request.max_faults or 3,
             ),
             rules=rules,
-            deals=DealMode(deals_from_pb(request.deals) or "duplicate"),
+            deals=deals,
             names_only=True,
             origin="service",
             anonymous_opponents=not request.reveal_opponents,

@@ -16,7 +16,14 @@ from arena.tournament.runner import (
     tournament_records,
     tournament_standings,
 )
-from arena.tournament.schedule import DealMode, ScheduledGame, build_schedule, deal_seed
+from arena.tournament.schedule import (
+    DEFAULT_DEALS,
+    DealMode,
+    ScheduledGame,
+    build_schedule,
+    deal_seed,
+    parse_deal_mode,
+)
 from arena.tournament.standings import (
     FaultRow,
     GameRecord,
@@ -28,6 +35,7 @@ from arena.tournament.standings import (
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
+    "DEFAULT_DEALS",
     "DEFAULT_GAMES",
     "DEFAULT_MOVE_TIMEOUT_MS",
     "DealMode",
@@ -48,6 +56,7 @@ __all__ = [
     "deal_seed",
     "load_config",
     "match_id",
+    "parse_deal_mode",
     "rate_in_order",
     "run_tournament",
     "tournament_records",

@@ -3,15 +3,17 @@
 Every hand's deck comes from the deal seed alone and the draw alternates (R-2.1, R-2.3), so the
 26 cards a bot sees in one seating of a deal are exactly the 26 its opponent sees in the other
 seating (its duplicate twin), and the same 26 again whenever it takes the same seat of that deal
-against another bot (duplicate deals are shared by all pairs). A process that remembers what it
-was offered would know its opponent's options, or its own future draws. So a bot runs as
+against another bot (``duplicate`` deals are shared by all pairs). A process that remembers what
+it was offered would know its opponent's options, or its own future draws. So a bot runs as
 several processes, its *lanes*, and a game goes to the lane given by how many times the bot has
 already played that deal in the run: the first time lane 0, the second lane 1, and so on. No lane
 plays one deal seed twice, in either seat; in particular a deal's two seatings never share one.
 
-A duplicate pair of two bots (a comparison, a ladder pair, a two-bot tournament) needs two lanes
-per bot; a round robin of B bots on shared deals ``2 * (B - 1)``; independent deals (a seed per
-match) one. Lanes share nothing: each is its own process under its own supervisor (in the
+A bot needs as many lanes as the most times it plays one deal: two under ``pairs`` deals (the
+default: a seed per duplicate pair, so a bot meets a deal only in its own twin pair), whatever
+the field, and in any duplicate pair of two bots (a comparison, a ladder pair); ``2 * (B - 1)`` in
+a round robin of B bots on ``duplicate`` deals (shared by all pairs); one on independent deals (a
+seed per match). Lanes share nothing: each is its own process under its own supervisor (in the
 sandbox its own instance: own tmpfs, own uid, own cgroup), started when its first game comes up.
 """
 

@@ -47,7 +47,13 @@ from arena.tournament.entrants import Entrant, check_unchanged, resolve_entrants
 from arena.tournament.execution import LocalExecutor, MatchExecutor, MatchJob
 from arena.tournament.lanes import assign_lanes
 from arena.tournament.progress import QuietReporter, Reporter
-from arena.tournament.schedule import DealMode, build_schedule, deal_seed, validate
+from arena.tournament.schedule import (
+    DEFAULT_DEALS,
+    DealMode,
+    build_schedule,
+    deal_seed,
+    validate,
+)
 from arena.tournament.standings import GameRecord, Standings, compute_standings
 
 DEFAULT_GAMES = 10
@@ -76,7 +82,9 @@ class TournamentSettings:
     time_bank_ms: int = 0
     policy: FaultPolicy = field(default_factory=FaultPolicy)
     rules: RuleSet = field(default_factory=RuleSet)
-    deals: DealMode = DealMode.DUPLICATE
+    deals: DealMode = DEFAULT_DEALS
+    """How deal seeds are given out (``arena.tournament.schedule``); a stored tournament keeps
+    its own."""
     names_only: bool = False
     """Take ``bots`` as bot names only, never as directories (names sent to a server)."""
     compare: CompareSpec | None = None

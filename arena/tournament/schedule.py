@@ -6,9 +6,18 @@ each bot holds the other's cards in the other match (the engine shuffles every h
 alone), so the luck of the deal cancels within the pair. The pair shares one ``pair_id`` and the
 two matches stand next to each other in the schedule.
 
-``duplicate`` deals also share the N seeds across all pairs (every bot plays the same deals, as in
-duplicate bridge). ``independent`` deals give every match a seed of its own: the control against
-which the benefit of duplicates is measured (docs/benchmarks.md).
+How the seeds are given out is the deal mode:
+
+- ``pairs`` (the default): each duplicate pair gets a seed of its own, ``deal_seed(seed, r,
+  "pair", a, b)`` for the bot pair ``(a, b)`` (indices into the stored entrant list, so a resume
+  derives the same seeds) in round ``r``. Its two seatings share it, no other pair plays it: a
+  bot meets a deal only in its own twin pair, so two processes per bot are enough for none of
+  them to see a deal twice, whatever the field (``arena.tournament.lanes``).
+- ``duplicate``: the N seeds are shared across all pairs as well (every bot plays the same
+  deals, as in duplicate bridge, so pairs can be compared deal by deal); each bot then meets
+  every deal once per opponent and seat, which takes ``2 * (B - 1)`` processes per bot.
+- ``independent``: every match a seed of its own, the control against which the benefit of
+  duplicates is measured (docs/benchmarks.md).
 
 The schedule is a pure function of (number of bots, N, tournament seed, deal mode): a resumed
 tournament, or a second run with the same seed, plays the same matches in the same order.
@@ -28,10 +37,26 @@ SEED_BITS = 48
 
 
 class DealMode(enum.Enum):
+    PAIRS = "pairs"
+    """Both seatings of a pair play one seed, which no other pair plays (the default)."""
     DUPLICATE = "duplicate"
     """Both seatings of a pair play one seed, and every pair plays the same N seeds."""
     INDEPENDENT = "independent"
     """Every match gets its own seed (the control for measuring what duplicates buy)."""
+
+
+DEFAULT_DEALS = DealMode.PAIRS
+"""The mode of a tournament that names none: fair play (no bot process sees a deal twice) at two
+processes per bot. A stored tournament keeps the mode it was created with."""
+
+
+def parse_deal_mode(text: str) -> DealMode:
+    """A ``--deals`` value, or an error naming the modes."""
+    try:
+        return DealMode(text)
+    except ValueError:
+        names = ", ".join(m.value for m in DealMode)
+        raise ArenaError(f"--deals must be one of {names}, got {text!r}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +89,7 @@ def validate(num_bots: int, games: int) -> None:
 
 
 def build_schedule(
-    num_bots: int, games: int, seed: int, deals: DealMode = DealMode.DUPLICATE
+    num_bots: int, games: int, seed: int, deals: DealMode = DEFAULT_DEALS
 ) -> list[ScheduledGame]:
     """Every pair, times ``games`` deal seeds, times both seatings, round by round.
 
@@ -79,8 +104,9 @@ def build_schedule(
         shared = deal_seed(seed, r)
         for p, (a, b) in enumerate(pairs):
             pair_id = r * len(pairs) + p
+            own = deal_seed(seed, r, "pair", a, b) if deals is DealMode.PAIRS else shared
             for seats in ((a, b), (b, a)):
                 index = len(out)
-                game_seed = shared if deals is DealMode.DUPLICATE else deal_seed(seed, r, index)
+                game_seed = own if deals is not DealMode.INDEPENDENT else deal_seed(seed, r, index)
                 out.append(ScheduledGame(index, pair_id, seats, game_seed, r))
     return out

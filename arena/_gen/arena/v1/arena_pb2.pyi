@@ -30,6 +30,7 @@ class DealMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     DEAL_MODE_UNSPECIFIED: _ClassVar[DealMode]
     DEAL_MODE_DUPLICATE: _ClassVar[DealMode]
     DEAL_MODE_INDEPENDENT: _ClassVar[DealMode]
+    DEAL_MODE_PAIRS: _ClassVar[DealMode]
 
 class DecisionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -59,6 +60,7 @@ TOURNAMENT_STATE_CANCELLED: TournamentState
 DEAL_MODE_UNSPECIFIED: DealMode
 DEAL_MODE_DUPLICATE: DealMode
 DEAL_MODE_INDEPENDENT: DealMode
+DEAL_MODE_PAIRS: DealMode
 DECISION_KIND_UNSPECIFIED: DecisionKind
 DECISION_KIND_DOUBLE_NIL: DecisionKind
 DECISION_KIND_DRAW: DecisionKind
