@@ -68,7 +68,7 @@ from arena.web.headers import SecurityHeaders
 from arena.web.history import Point, RatingHistory
 from arena.web.live import LiveHub
 from arena.web.logs import bot_log
-from arena.web.plot import rating_plot
+from arena.web.plot import interval_axis, rating_plot
 from arena.web.replay_view import VIEWS, build_frames, view_seat
 from arena.web.routes.accounts import account_routes
 from arena.web.routes.bot_ladder import bot_ladder_routes
@@ -208,13 +208,14 @@ def match_row(
     }
 
 
-def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
+def leaderboard_rows_html(rows: list[dict[str, Any]], axis: dict[str, float]) -> Markup:
     """The leaderboard's table rows, built directly (a thousand rows through template macros
-    cost more than the whole page may take). Names are escaped; numbers are formatted here."""
+    cost more than the whole page may take). Names are escaped; numbers are formatted here.
+    Every row's interval bar is drawn on one scale, ``axis`` (the whole board's, every page's:
+    the column's head shows it)."""
     if not rows:
         return Markup("")
-    lo = min(r["low"] for r in rows)
-    hi = max(r["high"] for r in rows)
+    lo, hi = axis["low"], axis["high"]
     span = (hi - lo) or 1.0
 
     def pct(v: float) -> str:
@@ -405,6 +406,11 @@ class WebArena:
         pages = max(1, -(-total // per_page))
         if page > pages:
             raise BadRequest(f"query parameter page must be at most {pages}, got {page}")
+        # One scale for the interval bars of every row on every page.
+        axis = {
+            "low": min((r["low"] for r in rows), default=0.0),
+            "high": max((r["high"] for r in rows), default=0.0),
+        }
         rows = rows[(page - 1) * per_page : page * per_page]
         return {
             "sort": sort,
@@ -416,6 +422,7 @@ class WebArena:
             "pages": pages,
             "total": total,
             "interval": "mu ± 1.96 sigma",
+            "interval_axis": axis,
             "rows": rows,
             "_fingerprint": fingerprint,
         }
@@ -549,7 +556,7 @@ class WebArena:
             "_loss_plot": rating_plot(
                 series,
                 f"Card-play loss per hand of {name}: running mean with a 95 % band",
-                axis="analysed matches",
+                axis="the bot's analysed matches, in order",
                 value="card-play loss",
             ),
         }
@@ -852,10 +859,13 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         data = arena.leaderboard(request)
         fingerprint = data.pop("_fingerprint")
         rows_html = arena.cached(
-            ("html", request.url.query, fingerprint), lambda: leaderboard_rows_html(data["rows"])
+            ("html", request.url.query, fingerprint),
+            lambda: leaderboard_rows_html(data["rows"], data["interval_axis"]),
         )
+        axis = data["interval_axis"]
         return arena.render(
             request, "leaderboard.html", lb=data, rows_html=rows_html,
+            axis_html=Markup(interval_axis(axis["low"], axis["high"])),
             tournaments=arena.tournaments(), title="Leaderboard · Spades Arena",
         )
 
