@@ -3,12 +3,15 @@ one x-axis over the bot's whole history (matches in order, version 2 after versi
 legend with one entry per version and fill their container's width (at 1280 and 390 px); the
 leaderboard's interval bars are all drawn on one labelled axis (bar widths proportional to the
 intervals, bar positions linear in them). A real store with real rated and analysed matches,
-served by the real server."""
+served by the real server. ``ARENA_CHART_SCREENSHOTS=docs`` keeps the bot page's two charts at
+both widths and the leaderboard's head there (docs/web-charts-*.png, web-leaderboard-bars.png)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from itertools import pairwise
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -103,6 +106,15 @@ def test_the_bot_pages_charts_share_an_axis_carry_a_legend_and_fill_the_width(
         assert ticks[0] == ("0" if initial else "1") and int(ticks[-1]) <= sum(matches)
     sizes = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert sizes[0] <= sizes[1], sizes
+    if shots := os.environ.get("ARENA_CHART_SCREENSHOTS"):
+        top = page.locator("#rating-plot").bounding_box()
+        bottom = page.locator("#loss-plot").bounding_box()
+        assert top is not None and bottom is not None
+        page.screenshot(
+            path=str(Path(shots) / f"web-charts-{width}.png"), full_page=True,
+            clip={"x": 0, "y": top["y"] - 50, "width": width,
+                  "height": bottom["y"] + bottom["height"] - top["y"] + 60},
+        )  # fmt: skip
     context.close()
     assert not errors, errors
 
@@ -147,5 +159,7 @@ def test_the_leaderboards_interval_bars_share_one_labelled_axis(
     for value, x in ticks:
         assert axis["low"] - 1e-3 <= value <= axis["high"] + 1e-3
         assert x == pytest.approx(origin + scale * (value - axis["low"]), abs=1.5)
+    if shots := os.environ.get("ARENA_CHART_SCREENSHOTS"):
+        page.locator("#leaderboard").screenshot(path=str(Path(shots) / "web-leaderboard-bars.png"))
     context.close()
     assert not errors, errors
