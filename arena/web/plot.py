@@ -177,7 +177,7 @@ def interval_axis(lo: float, hi: float) -> str:
         '<line class="base" x1="0" x2="100%" y1="17" y2="17"/>'
     ]
     marks = [(lo, f"{lo:.1f}", "start"), (hi, f"{hi:.1f}", "end")]
-    marks += [(t, f"{t:g}", "middle") for t in ticks(lo, hi, 3) if 0.3 < (t - lo) / span < 0.7]
+    marks += [(t, f"{t:g}", "middle") for t in ticks(lo, hi, 4) if 0.3 < (t - lo) / span < 0.7]
     for t, label, anchor in marks:
         x = f"{(t - lo) / span * 100:.2f}%"
         parts.append(
