@@ -68,7 +68,7 @@ from arena.web.headers import SecurityHeaders
 from arena.web.history import Point, RatingHistory
 from arena.web.live import LiveHub
 from arena.web.logs import bot_log
-from arena.web.plot import rating_plot
+from arena.web.plot import interval_axis, rating_plot
 from arena.web.replay_view import VIEWS, build_frames, view_seat
 from arena.web.routes.accounts import account_routes
 from arena.web.routes.bot_ladder import bot_ladder_routes
@@ -92,6 +92,8 @@ PAGE_ROWS = 100
 """Rows of a leaderboard page, on the site and in the API (``per_page`` changes it)."""
 MAX_PAGE_ROWS = 1000
 """The most rows one leaderboard page (or API answer) holds: more is paged."""
+PAGE_TOURNAMENTS = 50
+"""Tournaments on a page of ``/tournaments`` and ``/api/tournaments`` (``per_page`` changes it)."""
 MATCHES_SHOWN = 50
 FRAME_CACHE = 32
 
@@ -206,13 +208,14 @@ def match_row(
     }
 
 
-def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
+def leaderboard_rows_html(rows: list[dict[str, Any]], axis: dict[str, float]) -> Markup:
     """The leaderboard's table rows, built directly (a thousand rows through template macros
-    cost more than the whole page may take). Names are escaped; numbers are formatted here."""
+    cost more than the whole page may take). Names are escaped; numbers are formatted here.
+    Every row's interval bar is drawn on one scale, ``axis`` (the whole board's, every page's:
+    the column's head shows it)."""
     if not rows:
         return Markup("")
-    lo = min(r["low"] for r in rows)
-    hi = max(r["high"] for r in rows)
+    lo, hi = axis["low"], axis["high"]
     span = (hi - lo) or 1.0
 
     def pct(v: float) -> str:
@@ -241,6 +244,11 @@ def leaderboard_rows_html(rows: list[dict[str, Any]]) -> Markup:
             f'<td class="card_play_loss num">{_loss_cell(r["card_play_loss"])}</td></tr>'
         )
     return Markup("\n".join(out))
+
+
+def _is_ladder_pair(config: dict[str, Any]) -> bool:
+    """The ladder plays each pair as a small tournament, marked so in its config."""
+    return isinstance(config.get(LADDER_KEY), dict)
 
 
 def _loss_cell(value: float | None) -> str:
@@ -398,6 +406,11 @@ class WebArena:
         pages = max(1, -(-total // per_page))
         if page > pages:
             raise BadRequest(f"query parameter page must be at most {pages}, got {page}")
+        # One scale for the interval bars of every row on every page.
+        axis = {
+            "low": min((r["low"] for r in rows), default=0.0),
+            "high": max((r["high"] for r in rows), default=0.0),
+        }
         rows = rows[(page - 1) * per_page : page * per_page]
         return {
             "sort": sort,
@@ -409,6 +422,7 @@ class WebArena:
             "pages": pages,
             "total": total,
             "interval": "mu ± 1.96 sigma",
+            "interval_axis": axis,
             "rows": rows,
             "_fingerprint": fingerprint,
         }
@@ -542,7 +556,7 @@ class WebArena:
             "_loss_plot": rating_plot(
                 series,
                 f"Card-play loss per hand of {name}: running mean with a 95 % band",
-                axis="analysed matches",
+                axis="the bot's analysed matches, in order",
                 value="card-play loss",
             ),
         }
@@ -720,25 +734,60 @@ class WebArena:
         return body
 
     def tournaments(self) -> list[dict[str, Any]]:
-        out = []
-        for t in reversed(self.store.list_tournaments()):
-            bots = [
-                str(b.get("name")) if isinstance(b, dict) else str(b)
-                for b in t.config.get("bots", [])
-            ]
-            out.append(
-                {
-                    "id": t.id,
-                    "status": t.status.value,
-                    "state": queries.tournament_state(self.store, t.status, t.id),
-                    "bots": bots,
-                    "games_total": t.games_total,
-                    "games_done": t.games_done,
-                    "created_at": _when(t.created_at),
-                    "finished_at": _when(t.finished_at),
-                }
-            )
-        return out
+        """Every tournament but the ladder's pairs, newest first (the leaderboard's filter)."""
+        return [
+            self._tournament_row(t)
+            for t in reversed(self.store.list_tournaments())
+            if not _is_ladder_pair(t.config)
+        ]
+
+    def tournament_list(self, request: Request) -> dict[str, Any]:
+        """A page of the tournaments, newest first: ``PAGE_TOURNAMENTS`` unless ``per_page``
+        says otherwise. The ladder's pairs (each a small tournament marked ``LADDER_KEY`` in
+        its config) are left out unless ``ladder=show``, and counted either way."""
+        ladder = choice_param(request, "ladder", ("hide", "show"), "hide")
+        page = int_param(request, "page", 1, 1, 10**6) or 1
+        per_page = (
+            int_param(request, "per_page", PAGE_TOURNAMENTS, 1, MAX_PAGE_ROWS) or PAGE_TOURNAMENTS
+        )
+        everything = list(reversed(self.store.list_tournaments()))
+        pairs = sum(1 for t in everything if _is_ladder_pair(t.config))
+        listed = everything if ladder == "show" else [
+            t for t in everything if not _is_ladder_pair(t.config)
+        ]
+        total = len(listed)
+        pages = max(1, -(-total // per_page))
+        if page > pages:
+            raise BadRequest(f"query parameter page must be at most {pages}, got {page}")
+        return {
+            "ladder": ladder,
+            "ladder_pairs": pairs,
+            "page": page,
+            "per_page": per_page,
+            "pages": pages,
+            "total": total,
+            "tournaments": [
+                self._tournament_row(t) for t in listed[(page - 1) * per_page : page * per_page]
+            ],
+        }
+
+    def _tournament_row(self, t: Any) -> dict[str, Any]:
+        bots = [
+            str(b.get("name")) if isinstance(b, dict) else str(b)
+            for b in t.config.get("bots", [])
+        ]
+        mark = t.config.get(LADDER_KEY)
+        return {
+            "id": t.id,
+            "status": t.status.value,
+            "state": queries.tournament_state(self.store, t.status, t.id),
+            "bots": bots,
+            "ladder_pair": None if not isinstance(mark, dict) else mark.get("pair"),
+            "games_total": t.games_total,
+            "games_done": t.games_done,
+            "created_at": _when(t.created_at),
+            "finished_at": _when(t.finished_at),
+        }
 
     # -- auth ----------------------------------------------------------------------------------
 
@@ -810,10 +859,13 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         data = arena.leaderboard(request)
         fingerprint = data.pop("_fingerprint")
         rows_html = arena.cached(
-            ("html", request.url.query, fingerprint), lambda: leaderboard_rows_html(data["rows"])
+            ("html", request.url.query, fingerprint),
+            lambda: leaderboard_rows_html(data["rows"], data["interval_axis"]),
         )
+        axis = data["interval_axis"]
         return arena.render(
             request, "leaderboard.html", lb=data, rows_html=rows_html,
+            axis_html=Markup(interval_axis(axis["low"], axis["high"])),
             tournaments=arena.tournaments(), title="Leaderboard · Spades Arena",
         )
 
@@ -840,12 +892,12 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
 
     def tournaments_page(request: Request) -> Response:
         return arena.render(
-            request, "tournaments.html", ts=arena.tournaments(),
+            request, "tournaments.html", ts=arena.tournament_list(request),
             title="Tournaments · Spades Arena",
         )
 
     def tournaments_api(request: Request) -> Response:
-        return JSONResponse({"tournaments": arena.tournaments()})
+        return JSONResponse(arena.tournament_list(request))
 
     def tournament_page(request: Request) -> Response:
         tid = path_int(request, "tid")

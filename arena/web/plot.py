@@ -1,20 +1,36 @@
-"""The rating-history plot as inline SVG: mu over a bot version's matches, with a mu ± 1.96 sigma
-band. Drawn on the server, so the page needs no plotting library and works without script."""
+"""Plots of a bot's versions as inline SVG: a value (mu, or the card-play loss) after each of
+the bot's matches, with a band of ± 2 sigma, one line per version, and a legend. Drawn on the
+server, so the page needs no plotting library and works without script.
+
+The x-axis is shared by every version: the bot's matches in the order they were recorded, over
+its whole history, so version 2 starts where version 1 stood when it came in (a version's first
+point, its initial rating, sits one match before its first match). The plot fills its
+container's width: the lines are drawn in a nested SVG stretched to the plot area (strokes that
+do not scale with it), and the text, the ticks and the markers are placed in percentages of
+the width, so nothing is distorted from 390 px to a desktop.
+"""
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Sequence
 from html import escape
 
 from arena.web.history import Point
 
-WIDTH, HEIGHT = 720, 240
-LEFT, RIGHT, TOP, BOTTOM = 44, 12, 12, 28
+HEIGHT = 240
+"""The plot's height in CSS pixels; its width is the container's."""
+TOP, BOTTOM = 8, 34
+"""Room above the plot area, and below it for the x ticks and the axis's name."""
+PAD = 1.5
+"""The plot area's horizontal margin, in percent of the width (room for the end markers)."""
+UNITS = 1000
+"""The nested SVG's coordinate span on both axes (stretched to the plot area)."""
 BAND = 2.0
 
 
-def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+def ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     span = hi - lo
     if span <= 0:
         return [lo]
@@ -30,71 +46,143 @@ def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return out
 
 
+def _positions(drawn: Sequence[tuple[str, Sequence[Point]]]) -> list[list[int]]:
+    """Each point's place on the shared axis: its match's rank among all the bot's matches
+    (1 for the first), the initial rating (sequence 0) one before its version's first match."""
+    order = sorted({p.sequence for _, pts in drawn for p in pts if p.sequence > 0})
+    out = []
+    for _, pts in drawn:
+        xs = [bisect_left(order, p.sequence) + 1 if p.sequence > 0 else -1 for p in pts]
+        for i in range(len(xs) - 1, -1, -1):
+            if xs[i] < 0:  # the initial rating: just before the next point (0 with none)
+                xs[i] = xs[i + 1] - 1 if i + 1 < len(xs) else 0
+        out.append(xs)
+    return out
+
+
 def rating_plot(
     series: Sequence[tuple[str, Sequence[Point]]],
     title: str,
-    axis: str = "rated matches",
+    axis: str = "the bot's rated matches, in order",
     value: str = "μ",
 ) -> str:
-    """One line and band per version (label, points from the initial rating on); x is the
-    number of rated matches the version had played (``axis`` names it), y ``value`` with a band
-    of ± 2 ``sigma``."""
+    """The SVG and its legend: one line and band per version (label, points oldest first, each
+    with the sequence of the match it follows, 0 for the initial rating)."""
     drawn = [(label, pts) for label, pts in series if pts]
     if not drawn:
         return ""
-    n_max = max(len(p) for _, p in drawn)
+    xs_of = _positions(drawn)
+    x_lo = min(min(xs) for xs in xs_of)
+    x_hi = max(max(xs) for xs in xs_of)
     lo = min(p.mu - BAND * p.sigma for _, pts in drawn for p in pts)
     hi = max(p.mu + BAND * p.sigma for _, pts in drawn for p in pts)
     pad = (hi - lo) * 0.05 or 1.0
     lo, hi = lo - pad, hi + pad
-    plot_w = WIDTH - LEFT - RIGHT
     plot_h = HEIGHT - TOP - BOTTOM
 
-    def x(i: int) -> float:
-        return LEFT + (plot_w * i / (n_max - 1) if n_max > 1 else plot_w / 2)
+    def fx(i: int) -> float:
+        """0 to 1 across the plot area."""
+        return (i - x_lo) / (x_hi - x_lo) if x_hi > x_lo else 0.5
+
+    def pct(i: int) -> str:
+        return f"{PAD + (100 - 2 * PAD) * fx(i):.2f}%"
+
+    def fy(v: float) -> float:
+        return (hi - v) / (hi - lo)
 
     def y(v: float) -> float:
-        return TOP + plot_h * (hi - v) / (hi - lo)
+        return TOP + plot_h * fy(v)
+
+    def u(f: float) -> str:
+        return f"{f * UNITS:.1f}"
 
     parts = [
-        f'<svg class="plot" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-        f'aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg">',
+        f'<svg class="plot" width="100%" height="{HEIGHT}" role="img" '
+        f'aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg" '
+        f'data-x-first="{x_lo}" data-x-last="{x_hi}">',
         f"<title>{escape(title)}</title>",
-        f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" class="plot-bg"/>',
+        f'<rect x="0" y="{TOP}" width="100%" height="{plot_h}" class="plot-bg"/>',
     ]
-    for t in _ticks(lo, hi):
+    y_ticks = ticks(lo, hi)
+    for t in y_ticks:
         parts.append(
-            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(t):.1f}" y2="{y(t):.1f}" '
-            f'class="grid"/><text x="{LEFT - 4}" y="{y(t) + 4:.1f}" class="tick" '
-            f'text-anchor="end">{t:g}</text>'
+            f'<line x1="0" x2="100%" y1="{y(t):.1f}" y2="{y(t):.1f}" class="grid"/>'
+            f'<text x="3" y="{y(t) - 3:.1f}" class="tick y-tick">{t:g}</text>'
         )
-    for t in _ticks(0, n_max - 1, 6):
+    for t in ticks(x_lo, x_hi, 6):
         i = int(t)
-        if 0 <= i < n_max and i == t:
+        if x_lo <= i <= x_hi and i == t:
             parts.append(
-                f'<text x="{x(i):.1f}" y="{HEIGHT - 10}" class="tick" '
+                f'<line x1="{pct(i)}" x2="{pct(i)}" y1="{TOP + plot_h}" y2="{TOP + plot_h + 4}" '
+                f'class="grid"/><text x="{pct(i)}" y="{HEIGHT - 18}" class="tick x-tick" '
                 f'text-anchor="middle">{i}</text>'
             )
-    for k, (label, pts) in enumerate(drawn):
-        cls = f"series s{k % 6}"
-        upper = " ".join(f"{x(i):.1f},{y(p.mu + BAND * p.sigma):.1f}" for i, p in enumerate(pts))
-        lower = " ".join(
-            f"{x(i):.1f},{y(p.mu - BAND * p.sigma):.1f}" for i, p in reversed(list(enumerate(pts)))
-        )
-        line = " ".join(f"{x(i):.1f},{y(p.mu):.1f}" for i, p in enumerate(pts))
-        parts.append(f'<g class="{cls}" data-version="{escape(label)}">')
-        parts.append(f'<polygon class="band" points="{upper} {lower}"/>')
-        parts.append(f'<polyline class="mu" points="{line}"/>')
-        last = pts[-1]
-        parts.append(
-            f'<circle class="end" cx="{x(len(pts) - 1):.1f}" cy="{y(last.mu):.1f}" r="3">'
-            f"<title>{escape(label)}: {value} {last.mu:.2f} ± {BAND * last.sigma:.2f} after "
-            f"{len(pts) - 1} {escape(axis)}</title></circle>"
-        )
-        parts.append("</g>")
     parts.append(
-        f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 0}" class="axis" '
-        f'text-anchor="middle">{escape(axis)}</text>'
+        f'<svg class="area" x="{PAD}%" y="{TOP}" width="{100 - 2 * PAD:g}%" height="{plot_h}" '
+        f'viewBox="0 0 {UNITS} {UNITS}" preserveAspectRatio="none" overflow="visible">'
     )
+    for k, ((label, pts), xs) in enumerate(zip(drawn, xs_of, strict=True)):
+        upper = " ".join(
+            f"{u(fx(i))},{u(fy(p.mu + BAND * p.sigma))}" for i, p in zip(xs, pts, strict=True)
+        )
+        lower = " ".join(
+            f"{u(fx(i))},{u(fy(p.mu - BAND * p.sigma))}"
+            for i, p in reversed(list(zip(xs, pts, strict=True)))
+        )
+        line = " ".join(f"{u(fx(i))},{u(fy(p.mu))}" for i, p in zip(xs, pts, strict=True))
+        parts.append(
+            f'<g class="series s{k % 6}" data-version="{escape(label)}" '
+            f'data-x-first="{xs[0]}" data-x-last="{xs[-1]}">'
+            f'<polygon class="band" points="{upper} {lower}"/>'
+            f'<polyline class="mu" points="{line}"/></g>'
+        )
+    parts.append("</svg>")
+    legend = []
+    for k, ((label, pts), xs) in enumerate(zip(drawn, xs_of, strict=True)):
+        last = pts[-1]
+        said = (
+            f"{escape(label)}: {value} {last.mu:.2f} ± {BAND * last.sigma:.2f} at match {xs[-1]}"
+        )
+        parts.append(
+            f'<circle class="end s{k % 6}" cx="{pct(xs[-1])}" cy="{y(last.mu):.1f}" r="3.5">'
+            f"<title>{said}</title></circle>"
+        )
+        initial = pts[0].sequence == 0
+        span = "" if len(pts) == initial else f", matches {xs[int(initial)]} to {xs[-1]}"
+        legend.append(
+            f'<li class="s{k % 6}" data-version="{escape(label)}">'
+            f'<svg class="swatch" width="22" height="10" aria-hidden="true">'
+            f'<rect class="band" x="0" y="0" width="22" height="10"/>'
+            f'<line class="mu" x1="0" x2="22" y1="5" y2="5"/></svg>'
+            f'<span class="name">{escape(label)}</span> '
+            f'<span class="figure">{value} {last.mu:.2f} ± {BAND * last.sigma:.2f}{span}</span>'
+            f"</li>"
+        )
+    parts.append(
+        f'<text x="50%" y="{HEIGHT - 3}" class="axis" text-anchor="middle">{escape(axis)}</text>'
+    )
+    parts.append("</svg>")
+    parts.append(f'<ul class="legend" aria-label="versions">{"".join(legend)}</ul>')
+    return "".join(parts)
+
+
+def interval_axis(lo: float, hi: float) -> str:
+    """The leaderboard interval column's axis, the scale every row's bar is drawn on: ticks
+    placed in percent of the bar's width (the bars are as wide, in CSS)."""
+    span = (hi - lo) or 1.0
+    parts = [
+        f'<svg class="bar-axis" height="18" role="img" aria-label="the bars\' scale: '
+        f'{lo:.1f} to {hi:.1f}" data-low="{lo:.6g}" data-high="{hi:.6g}" '
+        'xmlns="http://www.w3.org/2000/svg" overflow="visible">'
+        '<line class="base" x1="0" x2="100%" y1="17" y2="17"/>'
+    ]
+    marks = [(lo, f"{lo:.1f}", "start"), (hi, f"{hi:.1f}", "end")]
+    marks += [(t, f"{t:g}", "middle") for t in ticks(lo, hi, 4) if 0.3 < (t - lo) / span < 0.7]
+    for t, label, anchor in marks:
+        x = f"{(t - lo) / span * 100:.2f}%"
+        parts.append(
+            f'<line x1="{x}" x2="{x}" y1="13" y2="17" data-value="{t:.6g}"/>'
+            f'<text x="{x}" y="11" text-anchor="{anchor}">{label}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
