@@ -125,25 +125,49 @@ def make_token(page: Any, url: str, name: str) -> str:
     return str(page.locator("#new-token").inner_text())
 
 
-def test_named_tokens_work_from_the_cli_until_revoked(
-    served: Served, browser: Any, tmp_path: Path
-) -> None:
+def sign_in(page: Any, url: str, name: str) -> None:
+    page.goto(url + "/login")
+    page.fill("#password-login input[name=name]", name)
+    page.fill("#password-login input[name=password]", PASSWORD)
+    page.click("#password-login button[type=submit]")
+    page.wait_for_url(url + "/")
+
+
+@pytest.fixture(scope="module")
+def tara(served: Served, browser: Any, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The account tara, signed up in the browser, and her bot tarabot (the heuristic sample
+    bot's code) submitted with a token made on her account page."""
     page = browser.new_page()
     try:
         sign_up(page, served.web, "tara")
+        token = make_token(page, served.web, "setup")
+    finally:
+        page.close()
+    bot = bot_copy(tmp_path_factory.mktemp("bots"), HEURISTIC, "tarabot")
+    done = cli("bot", "submit", str(bot), "--server", served.grpc, "--token", token)
+    assert done.returncode == 0, done.stderr
+    return token
+
+
+def test_named_tokens_work_from_the_cli_until_revoked(
+    served: Served, browser: Any, tara: str, tmp_path: Path
+) -> None:
+    page = browser.new_page()
+    try:
+        sign_in(page, served.web, "tara")
         laptop = make_token(page, served.web, "laptop")
         ci = make_token(page, served.web, "ci")
         assert laptop != ci
         page.goto(served.web + "/account")
-        assert page.locator("#token-state").inner_text() == "2 live tokens."
+        assert page.locator("#token-state").inner_text() == "3 live tokens."
         assert laptop not in page.content() and ci not in page.content()
         # Either token submits as the account: the bot is tara's.
-        bot = bot_copy(tmp_path, HEURISTIC, "tarabot")
+        bot = bot_copy(tmp_path, RANDOM, "taralaptop")
         done = cli("bot", "submit", str(bot), "--server", served.grpc, "--token", laptop)
         assert done.returncode == 0, done.stderr
         again = cli("bot", "submit", str(bot), "--server", served.grpc, "--token", ci)
         assert again.returncode == 0 and "unchanged" in again.stdout, again.stderr
-        shown = cli("bot", "show", "tarabot", "--server", served.grpc, "--json")
+        shown = cli("bot", "show", "taralaptop", "--server", served.grpc, "--json")
         assert '"owner": "tara"' in shown.stdout, shown.stdout
         # Revoked on the page, the laptop's token is refused at once; the CI's still works.
         page.goto(served.web + "/account")
@@ -177,7 +201,7 @@ def start_compare(page: Any, url: str, opponent: str, elo0: str, elo1: str) -> i
 
 
 def test_a_comparison_started_from_the_bot_page_decides_live(
-    served: Served, browser: Any
+    served: Served, browser: Any, tara: str
 ) -> None:
     page = browser.new_page()
     errors: list[str] = []
@@ -187,10 +211,7 @@ def test_a_comparison_started_from_the_bot_page_decides_live(
         lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None,
     )
     try:
-        page.goto(served.web + "/login")
-        page.fill("input[name=name]", "tara")
-        page.fill("input[name=password]", PASSWORD)
-        page.click("#password-login button[type=submit]")
+        sign_in(page, served.web, "tara")
         page.goto(served.web + "/bots/tarabot")
         assert page.locator("#compare-form input[name=elo1]").input_value() == "5.0"
         # The heuristic bot against the random one, with wide bounds: decided in a few pairs.
@@ -208,9 +229,10 @@ def test_a_comparison_started_from_the_bot_page_decides_live(
         # The matches still in play when it decided end (recorded, not counted), then it is over.
         wait_until(page, "document.getElementById('state').textContent === 'finished'")
         assert len(llrs) >= 2, llrs  # the LLR moved while the page was open
-        assert page.locator("#cancel-compare").count() == 0 or not page.locator(
-            "#cancel-compare"
-        ).is_visible()
+        assert (
+            page.locator("#cancel-compare").count() == 0
+            or not page.locator("#cancel-compare").is_visible()
+        )
         body = page.request.get(f"{served.web}/api/compare/{tid}").json()
         assert body["sprt"]["decision"] == "H1" and body["a"] == "tarabot@1.0"
         assert body["sprt"]["llr"] >= body["sprt"]["upper"]
@@ -220,15 +242,12 @@ def test_a_comparison_started_from_the_bot_page_decides_live(
 
 
 def test_the_owner_cancels_a_comparison_and_others_cannot_start_one(
-    served: Served, browser: Any
+    served: Served, browser: Any, tara: str
 ) -> None:
     owner = browser.new_context().new_page()
     other = browser.new_context().new_page()
     try:
-        owner.goto(served.web + "/login")
-        owner.fill("input[name=name]", "tara")
-        owner.fill("input[name=password]", PASSWORD)
-        owner.click("#password-login button[type=submit]")
+        sign_in(owner, served.web, "tara")
         # Narrow bounds and the cap of 2000 pairs: it runs until cancelled.
         tid = start_compare(owner, served.web, "random", "0", "5")
         assert owner.locator("#state").inner_text() == "running"
@@ -245,8 +264,8 @@ def test_the_owner_cancels_a_comparison_and_others_cannot_start_one(
                 """([action]) => {
                     const f = document.createElement("form");
                     f.method = "post"; f.action = action;
-                    for (const [k, v] of [["csrf", document.querySelector("input[name=csrf]").value],
-                                          ["opponent", "random"]]) {
+                    const csrf = document.querySelector("input[name=csrf]").value;
+                    for (const [k, v] of [["csrf", csrf], ["opponent", "random"]]) {
                         const i = document.createElement("input");
                         i.type = "hidden"; i.name = k; i.value = v; f.append(i);
                     }

@@ -53,6 +53,7 @@ from arena.service.policy import (
     check_tournament_bounds,
 )
 from arena.service.visibility import MatchView
+from arena.stats import DEFAULT_SPRT, Sprt
 from arena.store import MatchSummary, Store, TournamentInfo, TournamentStatus
 from arena.tournament import (
     DEFAULT_CONCURRENCY,
@@ -65,7 +66,6 @@ from arena.tournament import (
     run_tournament,
     tournament_standings,
 )
-from arena.stats import DEFAULT_SPRT, Sprt
 from arena.tournament.botlogs import tournament_log_dir
 from arena.tournament.compare import DEFAULT_MAX_PAIRS_SPRT, CompareSpec
 from arena.tournament.entrants import check_unchanged, sample_bot_dirs
@@ -134,10 +134,14 @@ def compare_from_pb(request: pb.StartTournamentRequest) -> CompareSpec:
     """A comparison's stop rule from the request: two bots, A first; an SPRT with the CLI's
     defaults for what is left at 0 (``arena compare --sprt``)."""
     if len(request.bots) != 2:
-        raise ArenaError(f"a comparison is of exactly two bots (A, then B), not {len(request.bots)}")
+        raise ArenaError(
+            f"a comparison is of exactly two bots (A, then B), not {len(request.bots)}"
+        )
     c = request.compare
     if c.max_pairs < 0:
-        raise ArenaError(f"max_pairs must be >= 0 (0 for {DEFAULT_MAX_PAIRS_SPRT}), not {c.max_pairs}")
+        raise ArenaError(
+            f"max_pairs must be >= 0 (0 for {DEFAULT_MAX_PAIRS_SPRT}), not {c.max_pairs}"
+        )
     sprt = Sprt(
         elo0=c.elo0, elo1=c.elo1, alpha=c.alpha or DEFAULT_SPRT["alpha"],
         beta=c.beta or DEFAULT_SPRT["beta"],
@@ -450,6 +454,12 @@ class TournamentManager:
             with self._lock:
                 self._running.pop(running.tournament_id, None)
             running.notify()
+
+    def is_cancelled(self, tournament_id: int) -> bool:
+        """Cancelled here, its last matches still ending (stored CANCELLED when they have)."""
+        with self._lock:
+            running = self._running.get(tournament_id)
+        return running is not None and running.cancelled
 
     def is_running(self, tournament_id: int) -> bool:
         with self._lock:

@@ -39,7 +39,6 @@ from arena.tournament.runner import comparison_state
 from arena.web.routes import Site
 
 
-
 def _finite(value: Any) -> Any:
     """JSON has no infinity: an Elo of a score of 0 or 1 (a clean sweep so far) is null."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -128,7 +127,7 @@ def _elo(value: float) -> str:
     if math.isnan(value):
         return "?"
     if math.isinf(value):
-        return "+∞" if value > 0 else "−∞"
+        return "+inf" if value > 0 else "-inf"
     return f"{value:+.1f}"
 
 
@@ -153,9 +152,7 @@ def compare_routes(arena: Site, timed: Callable[..., Any]) -> list[Route]:
     def manager() -> Any:
         found = arena.config.tournaments
         if found is None:
-            raise HTTPException(
-                503, "comparisons are not run here: `arena serve --web` runs them"
-            )
+            raise HTTPException(503, "comparisons are not run here: `arena serve --web` runs them")
         return found
 
     async def start(request: Request) -> Response:
@@ -184,7 +181,9 @@ def compare_routes(arena: Site, timed: Callable[..., Any]) -> list[Route]:
                 raise HTTPException(400, f"{name}@{version} against itself tells nothing")
             max_pairs = _number(form, "max_pairs", DEFAULT_MAX_PAIRS_SPRT)
             if max_pairs != int(max_pairs) or max_pairs < 1:
-                raise HTTPException(400, f"max_pairs must be a whole number >= 1, not {max_pairs:g}")  # noqa: E501
+                raise HTTPException(
+                    400, f"max_pairs must be a whole number >= 1, not {max_pairs:g}"
+                )
             ask = pb.StartTournamentRequest(
                 bots=[f"{name}@{version}", opponent],
                 compare=pb.Comparison(
@@ -221,7 +220,10 @@ def compare_routes(arena: Site, timed: Callable[..., Any]) -> list[Route]:
             store.tournament_player_active(tid)
         )
         status = info.status.value
-        if status == TournamentStatus.RUNNING.value and not running:
+        if tournaments is not None and tournaments.is_cancelled(tid):
+            # Its last matches are ending: it is never resumed, whatever they do.
+            status, running = TournamentStatus.CANCELLED.value, False
+        elif status == TournamentStatus.RUNNING.value and not running:
             status = "interrupted"
         a, b = config.entrants
         names = (f"{a.name}@{a.version}", f"{b.name}@{b.version}")
@@ -234,7 +236,7 @@ def compare_routes(arena: Site, timed: Callable[..., Any]) -> list[Route]:
             "b": names[1],
             "owner_token_id": owner if isinstance(owner, int) else None,
             **state.to_dict(),
-            "verdict": verdict(state, info.status.value, names),
+            "verdict": verdict(state, status, names),
             "elo_line": elo_line(state),
             "llr_line": llr_line(state),
         }

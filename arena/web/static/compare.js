@@ -13,7 +13,7 @@
 
   const W = 300;
   const clamp = (x) => Math.max(0, Math.min(W, x));
-  const signed = (v, d) => (v === null ? "?" : (v >= 0 ? "+" : "−") + Math.abs(v).toFixed(d));
+  const signed = (v, d) => (v === null ? "?" : (v >= 0 ? "+" : "-") + Math.abs(v).toFixed(d));
 
   function drawLlr(s) {
     if (!s) return;
@@ -47,7 +47,7 @@
     }
     document.getElementById("elo-min").textContent = signed(-reach, 0);
     document.getElementById("elo-max").textContent = signed(reach, 0);
-    const inf = (v, side) => (v === null ? (side > 0 ? "+∞" : "−∞") : signed(v, 1));
+    const inf = (v, side) => (v === null ? (side > 0 ? "+inf" : "-inf") : signed(v, 1));
     document.getElementById("elo-text").textContent = c.pairs === 0
       ? "no pair counted yet"
       : `Elo ${inf(c.elo, c.raw_score >= 0.5 ? 1 : -1)} [${inf(c.elo_low, -1)}, ${inf(c.elo_high, 1)}] (95 %)`;
