@@ -1,7 +1,8 @@
 """The web as the front door, in Debian's chromium against a real ``arena serve --web`` (a
 child process: the gRPC service and the web arena over one database): an account's named
 tokens used from the CLI against the service and revoked (refused at once, UNAUTHENTICATED);
-"Is v2 better?" — a comparison started from the bot page, its LLR moving live to a verdict,
+"Is v2 better?" — a comparison started from the bot page (against a bot that forfeits, so that it decides in a few
+pairs), its LLR moving live to a verdict,
 another cancelled, and a non-owner refused."""
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from arena.service.client import ArenaClient, RemoteError
 ROOT = Path(__file__).resolve().parents[1]
 HEURISTIC = ROOT / "sample_bots" / "heuristic"
 RANDOM = ROOT / "sample_bots" / "random"
+HOSTILE = ROOT / "tests" / "bots" / "hostile" / "bot.py"
 PASSWORD = "correct horse battery"
 
 pytestmark = pytest.mark.slow
@@ -143,9 +145,19 @@ def tara(served: Served, browser: Any, tmp_path_factory: pytest.TempPathFactory)
         token = make_token(page, served.web, "setup")
     finally:
         page.close()
-    bot = bot_copy(tmp_path_factory.mktemp("bots"), HEURISTIC, "tarabot")
-    done = cli("bot", "submit", str(bot), "--server", served.grpc, "--token", token)
-    assert done.returncode == 0, done.stderr
+    folder = tmp_path_factory.mktemp("bots")
+    # A bot that plays a card not following suit after three decisions (R-4.3): it forfeits
+    # every match, so a comparison against it decides in a few pairs, however loaded the host.
+    illegal = folder / "taraillegal"
+    illegal.mkdir()
+    shutil.copy(HOSTILE, illegal / "bot.py")
+    (illegal / "bot.toml").write_text(
+        'name = "taraillegal"\nversion = "1.0"\ncommand = ["{python}", "bot.py"]\n\n'
+        '[env]\nHOSTILE_MODE = "illegal"\nHOSTILE_AFTER = "3"\n'
+    )
+    for bot in (bot_copy(folder, HEURISTIC, "tarabot"), illegal):
+        done = cli("bot", "submit", str(bot), "--server", served.grpc, "--token", token)
+        assert done.returncode == 0, done.stderr
     return token
 
 
@@ -159,7 +171,7 @@ def test_named_tokens_work_from_the_cli_until_revoked(
         ci = make_token(page, served.web, "ci")
         assert laptop != ci
         page.goto(served.web + "/account")
-        assert page.locator("#token-state").inner_text() == "3 live tokens."
+        assert page.locator("#token-state").inner_text() == "3 live tokens."  # and "setup"
         assert laptop not in page.content() and ci not in page.content()
         # Either token submits as the account: the bot is tara's.
         bot = bot_copy(tmp_path, RANDOM, "taralaptop")
@@ -214,20 +226,21 @@ def test_a_comparison_started_from_the_bot_page_decides_live(
         sign_in(page, served.web, "tara")
         page.goto(served.web + "/bots/tarabot")
         assert page.locator("#compare-form input[name=elo1]").input_value() == "5.0"
-        # The heuristic bot against the random one, with wide bounds: decided in a few pairs.
-        tid = start_compare(page, served.web, "random", "0", "150")
+        # Against a bot that forfeits every match, with wide bounds: decided in a few pairs.
+        tid = start_compare(page, served.web, "taraillegal@1.0", "0", "150")
         llrs = set()
         wait_until(page, "Number(document.body.dataset.updates || 0) >= 1")
-        for _ in range(600):
+        deadline = time.monotonic() + 600  # a few pairs; minutes on a loaded machine
+        while not page.locator("#verdict").is_visible() and time.monotonic() < deadline:
             llrs.add(page.locator("#llr-text").inner_text())
-            if page.locator("#verdict").is_visible():
-                break
             page.wait_for_timeout(200)
         verdict = page.locator("#verdict").inner_text()
         assert verdict.startswith("H1 accepted after"), verdict
-        assert "tarabot@1.0 is at least 150 Elo stronger than random" in verdict
+        assert "tarabot@1.0 is at least 150 Elo stronger than taraillegal@1.0" in verdict
         # The matches still in play when it decided end (recorded, not counted), then it is over.
-        wait_until(page, "document.getElementById('state').textContent === 'finished'")
+        wait_until(
+            page, "document.getElementById('state').textContent === 'finished'", timeout_s=300
+        )
         assert len(llrs) >= 2, llrs  # the LLR moved while the page was open
         assert (
             page.locator("#cancel-compare").count() == 0
