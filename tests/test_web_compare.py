@@ -1,9 +1,9 @@
 """The web as the front door, in Debian's chromium against a real ``arena serve --web`` (a
 child process: the gRPC service and the web arena over one database): an account's named
 tokens used from the CLI against the service and revoked (refused at once, UNAUTHENTICATED);
-"Is v2 better?" — a comparison started from the bot page (against a bot that forfeits, so that it decides in a few
-pairs), its LLR moving live to a verdict,
-another cancelled, and a non-owner refused."""
+"Is v2 better?" — a comparison started from the bot page (against a bot that forfeits, so
+that it decides in a few pairs), its LLR moving live to a verdict, another cancelled, and a
+non-owner refused."""
 
 from __future__ import annotations
 
