@@ -293,6 +293,12 @@ def test_the_owner_cancels_a_comparison_and_others_cannot_start_one(
                 assert "bot 'tarabot' is not yours: only its owner starts a comparison" in text
             else:
                 assert "only that token or an admin token may cancel it" in text
+        # The owner's own forms without their CSRF token: refused, and nothing is cancelled.
+        for action in ("/bots/tarabot/compare", f"/compare/{tid}/cancel"):
+            forged = owner.request.post(served.web + action, form={"opponent": "random"})
+            assert forged.status == 403 and "CSRF" in forged.text()
+        owner.goto(f"{served.web}/compare/{tid}")
+        assert owner.locator("#state").inner_text() == "running"
         owner.click("#cancel-compare button")
         owner.wait_for_url(f"{served.web}/compare/{tid}")
         wait_until(owner, "document.getElementById('state').textContent === 'cancelled'")
