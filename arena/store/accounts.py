@@ -4,8 +4,9 @@ invitation codes, sign-in attempts limited per account and per address, and disa
 An account's identity is an API token row (``Account.token_id``): bots, versions and the
 service's quotas have always named their owner by token row, so an account owns exactly what
 its token submitted, and a token made on the shell (``arena token create``) is an account too.
-An account that signed up on the web has an identity row with no usable token (its hash is not
-a SHA-256) until one is issued on its account page."""
+The tokens themselves are the account's named tokens (``arena.store.tokens``, migration 0009):
+any number, each acting as the account; one that signed up on the web has none until it makes
+one on its account page."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ class AccountInfo:
     role: str
     has_password: bool
     has_token: bool
-    """Whether an API token is issued (a hash that a token can match)."""
+    """Whether the account has a live named token."""
     created_at: datetime
     disabled: bool
 
