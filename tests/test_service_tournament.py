@@ -155,6 +155,41 @@ def test_duplicate_deals_asked_for_are_shared_by_every_pair(
 
 
 @pytest.mark.slow
+def test_a_comparison_through_the_service(
+    served: tuple[ArenaProcess, str], tmp_path: Path
+) -> None:
+    """StartTournament with a Comparison: two bots, played until the SPRT decides or the cap
+    (here 3 pairs, bounds no 3 pairs of equal bots cross); bad requests refused in one line."""
+    server, token = served
+    with ArenaClient(server.address, token=token) as client:
+        for bots, compare, fragment in [
+            (["alpha", "beta", "gamma"], pb.Comparison(elo1=5), "exactly two bots (A, then B)"),
+            (["alpha", "beta"], pb.Comparison(elo0=10, elo1=5), "--sprt needs elo0 < elo1"),
+            (["alpha", "beta"], pb.Comparison(elo1=5, max_pairs=-1), "max_pairs must be >= 0"),
+            (["alpha", "beta"], pb.Comparison(elo1=5, alpha=2), "strictly between 0 and 1"),
+        ]:
+            with pytest.raises(RemoteError) as info:
+                client.start_tournament(bots, compare=compare)
+            assert info.value.code == grpc.StatusCode.INVALID_ARGUMENT
+            assert fragment in str(info.value) and "\n" not in str(info.value)
+        started = client.start_tournament(
+            ["alpha", "beta"], rules=ruleset_to_pb(SHORT),
+            compare=pb.Comparison(elo0=-1, elo1=1, max_pairs=3),
+        )  # fmt: skip
+        assert started.matches_total == 6  # 3 pairs, both seatings
+        final = list(client.watch_tournament(started.id))[-1].tournament
+        assert final.state == pb.TOURNAMENT_STATE_FINISHED
+        assert final.matches_done == 6
+    with Store.open(f"sqlite:///{server.db}") as store:
+        info = store.get_tournament(started.id)
+        assert info.config["kind"] == "compare"
+        assert info.config["compare"]["max_pairs"] == 3
+        assert info.config["compare"]["sprt"] == {
+            "elo0": -1.0, "elo1": 1.0, "alpha": 0.05, "beta": 0.05,
+        }  # fmt: skip
+
+
+@pytest.mark.slow
 def test_cli_tournament_ratings_and_replay(served: tuple[ArenaProcess, str]) -> None:
     server, token = served
     env = {"ARENA_SERVER": server.address, "ARENA_TOKEN": token}

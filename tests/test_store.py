@@ -37,6 +37,7 @@ TABLES = {
     "bot_versions",
     "matches",
     "match_analyses",
+    "named_tokens",
     "ratings",
     "settings",
     "sign_in_failures",
@@ -548,7 +549,7 @@ def test_tokens_are_kept_only_as_hashes(db_url: str, store: Store) -> None:
     engine = create_engine(resolve_url(db_url))
     try:
         with engine.connect() as conn:
-            stored = conn.execute(text("SELECT token_hash FROM api_tokens")).scalar_one()
+            stored = conn.execute(text("SELECT token_hash FROM named_tokens")).scalar_one()
     finally:
         engine.dispose()
     assert token not in stored and len(stored) == 64

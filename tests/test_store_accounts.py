@@ -1,9 +1,11 @@
-"""Accounts in the store (migration 0008), on SQLite and PostgreSQL: argon2id password hashes,
-sign-in refusals counted per account and per address, invitations spent once, disabling, and
-a database of tokens upgraded into accounts that own what their tokens submitted."""
+"""Accounts in the store (migrations 0008, 0009), on SQLite and PostgreSQL: argon2id password
+hashes, sign-in refusals counted per account and per address, invitations spent once,
+disabling, named tokens each acting as the account, and a database of tokens upgraded into
+accounts that own what their tokens submitted, each token its account's first named token."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 
 import pytest
@@ -12,7 +14,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 
-from arena.store import Store, StoreError
+from arena.store import NotFoundError, Store, StoreError
 from arena.store.accounts import (
     MAX_FAILURES_PER_ACCOUNT,
     MAX_FAILURES_PER_ADDRESS,
@@ -154,3 +156,94 @@ def test_migration_0008_makes_every_token_an_account(db_url: str) -> None:
         assert not inspect(engine).has_table("accounts")
     finally:
         engine.dispose()
+
+
+def test_named_tokens_each_act_as_the_account_and_revoke_one_by_one(db_url: str) -> None:
+    with Store.open(db_url) as store:
+        first = store.create_token("uma")
+        uma = store.account("uma")
+        laptop = store.issue_token(uma.token_id, "laptop")
+        unnamed = store.issue_token(uma.token_id)
+        tokens = store.named_tokens(uma.token_id)
+        assert [t.name for t in tokens] == ["uma", "laptop", "token 3"]
+        for token in (first, laptop, unnamed):
+            info = store.verify_token(token)
+            assert info is not None and (info.id, info.name) == (uma.token_id, "uma")
+        with pytest.raises(StoreError, match="a live token named 'laptop' already"):
+            store.issue_token(uma.token_id, "laptop")
+        with pytest.raises(StoreError, match="1-100 printable characters"):
+            store.issue_token(uma.token_id, "x" * 101)
+        # Revoking one leaves the others working; it stays listed, revoked.
+        assert store.revoke_named_token(uma.token_id, tokens[1].id) == "laptop"
+        assert store.verify_token(laptop) is None
+        assert store.verify_token(first) is not None and store.verify_token(unnamed) is not None
+        assert store.named_tokens(uma.token_id)[1].revoked_at is not None
+        with pytest.raises(StoreError, match="revoked already"):
+            store.revoke_named_token(uma.token_id, tokens[1].id)
+        # Someone else's token cannot be revoked by id.
+        store.create_token("vic")
+        vic = store.account("vic")
+        vic_token = store.named_tokens(vic.token_id)[0]
+        with pytest.raises(NotFoundError, match=f"you have no token with id {vic_token.id}"):
+            store.revoke_named_token(uma.token_id, vic_token.id)
+        # The name can be used again once its token is revoked; revoking all ends them all.
+        store.issue_token(uma.token_id, "laptop")
+        store.revoke_token("uma")
+        assert store.verify_token(first) is None and store.verify_token(unnamed) is None
+        assert not store.account("uma").has_token
+
+
+def test_migration_0009_makes_each_token_its_accounts_first_named_token(db_url: str) -> None:
+    """A database at 0008: each working token becomes its account's first named token and
+    keeps working; a revoked one and a web account's unissued placeholder do not; downgraded,
+    each account's oldest live named token is its one token again."""
+    engine = create_engine(resolve_url(db_url))
+    tokens = {"kim": "arena_kims_token", "lee": "arena_lees_token"}
+    try:
+        with engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0008")
+            rows = [
+                (1, "kim", _sha(tokens["kim"])),
+                (2, "lee", _sha(tokens["lee"])),
+                (3, "max", "revoked:" + "0" * 48),
+                (4, "ned", "account:" + "1" * 48),
+            ]
+            for i, name, hashed in rows:
+                conn.execute(
+                    text(
+                        "INSERT INTO api_tokens (id, name, token_hash, created_at, role) "
+                        "VALUES (:i, :n, :h, CURRENT_TIMESTAMP, 'member')"
+                    ),
+                    {"i": i, "n": name, "h": hashed},
+                )
+                conn.execute(
+                    text(
+                        "INSERT INTO accounts (name, token_id, created_at) "
+                        "VALUES (:n, :i, CURRENT_TIMESTAMP)"
+                    ),
+                    {"i": i, "n": name},
+                )
+        with Store.open(db_url, upgrade=True) as store:
+            for name, token in tokens.items():
+                info = store.verify_token(token)
+                account = store.account(name)
+                assert info is not None and info.id == account.token_id and account.has_token
+                assert [t.name for t in store.named_tokens(account.token_id)] == [name]
+            assert store.named_tokens(3) == [] and store.named_tokens(4) == []
+            assert not store.account("max").has_token and not store.account("ned").has_token
+            store.issue_token(1, "second")  # gone after the downgrade
+        with engine.connect() as conn:
+            assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0008")
+        assert not inspect(engine).has_table("named_tokens")
+        with engine.connect() as conn:
+            hashes = dict(conn.execute(text("SELECT name, token_hash FROM api_tokens")).all())
+        assert hashes["kim"] == _sha(tokens["kim"]) and hashes["lee"] == _sha(tokens["lee"])
+        assert hashes["max"].startswith("revoked:") and hashes["ned"].startswith("account:")
+    finally:
+        engine.dispose()
+
+
+def _sha(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()

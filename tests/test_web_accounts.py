@@ -1,10 +1,11 @@
 """Accounts on the web arena, over a real Hypercorn server and httpx: sign-up as the organiser
 allows (open, invite, closed), sign-in with a password (refusals limited per account and per
-address), the account page's token, password, sign-out everywhere, and an admin's accounts.
+address), the account page's named tokens, password, sign-out everywhere, and an admin's accounts.
 A token made on the shell before accounts existed is an account that can set a password."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -35,7 +36,7 @@ def post(client: httpx.Client, page: str, action: str, **fields: str) -> httpx.R
 def first_line(response: httpx.Response, element_id: str) -> str:
     found = re.search(rf'id="{element_id}">([^<]*)<', response.text)
     assert found, f"no #{element_id} in the page ({response.status_code})"
-    return found.group(1)
+    return html.unescape(found.group(1))
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ def test_open_signup_makes_an_account_signed_in(
         with client() as other:
             taken = signup(other, "mallory")
             assert taken.status_code == 400
-            assert first_line(taken, "signup-error") == "the name &#39;mallory&#39; is taken"
+            assert first_line(taken, "signup-error") == "the name 'mallory' is taken"
             differ = signup(other, "nina", password2="something else entirely")
             assert first_line(differ, "signup-error") == "the two passwords differ"
             assert other.get("/account", follow_redirects=False).headers["location"] == (
@@ -116,24 +117,48 @@ def test_sign_in_with_a_password_and_its_rate_limit(
         assert "arena_session" not in attacker.cookies
 
 
-def test_the_account_page_issues_and_revokes_the_token_and_signs_out_everywhere(
+def test_the_account_page_makes_names_and_revokes_tokens_and_signs_out_everywhere(
     store: Store, open_site: tuple[str, Client]
 ) -> None:
     _, client = open_site
     with client() as laptop, client() as phone:
         signup(laptop, "petra")
         post(phone, "/login", "/login", name="petra", password=PASSWORD)
-        issued = post(laptop, "/account", "/account/token")
+        assert first_line(laptop.get("/account"), "token-state") == "No token is issued."
+        issued = post(laptop, "/account", "/account/token", name="laptop")
         token = first_line(issued, "new-token")
-        assert token.startswith("arena_")
-        info = store.verify_token(token)
-        assert info is not None and info.id == store.account("petra").token_id
-        # Shown once: the page after it says only that a token is issued.
-        assert token not in laptop.get("/account").text
-        assert first_line(laptop.get("/account"), "token-state") == "A token is issued."
-        # Revoked, it no longer authenticates (the service's and the API's check alike).
-        post(laptop, "/account", "/account/token/revoke")
-        assert store.verify_token(token) is None
+        assert token.startswith("arena_") and first_line(issued, "new-token-name") == "laptop"
+        second = first_line(post(laptop, "/account", "/account/token", name="ci"), "new-token")
+        for each in (token, second):
+            info = store.verify_token(each)
+            assert info is not None and info.id == store.account("petra").token_id
+        # Shown once: the page after it lists the tokens by name only.
+        page = laptop.get("/account")
+        assert token not in page.text and second not in page.text
+        assert first_line(page, "token-state") == "2 live tokens."
+        assert 'data-token="laptop"' in page.text and 'data-token="ci"' in page.text
+        same = post(laptop, "/account", "/account/token", name="ci")
+        assert same.status_code == 400
+        assert first_line(same, "account-error") == "you have a live token named 'ci' already"
+        # Revoked, it no longer authenticates (the service's and the API's check alike); the
+        # other keeps working.
+        laptop_id = store.named_tokens(store.account("petra").token_id)[0].id
+        done = post(laptop, "/account", "/account/token/revoke", id=str(laptop_id))
+        assert first_line(done, "account-notice") == (
+            "the token 'laptop' is revoked: it no longer works anywhere"
+        )
+        assert store.verify_token(token) is None and store.verify_token(second) is not None
+        assert first_line(laptop.get("/account"), "token-state") == "1 live token."
+        # Someone else's token id, no id, and a form without its CSRF token are refused.
+        store.create_token("other")
+        theirs = store.named_tokens(store.account("other").token_id)[0].id
+        refused = post(laptop, "/account", "/account/token/revoke", id=str(theirs))
+        assert first_line(refused, "account-error") == f"you have no token with id {theirs}"
+        assert store.named_tokens(store.account("other").token_id)[0].revoked_at is None
+        bare = post(laptop, "/account", "/account/token/revoke")
+        assert first_line(bare, "account-error") == "which token? the form names none"
+        forged = laptop.post("/account/token/revoke", data={"id": str(theirs)})
+        assert forged.status_code == 403
         assert laptop.get("/account", follow_redirects=False).status_code == 200
         # Sign out everywhere: the phone's session ends too.
         out = post(laptop, "/account", "/account/sign-out-everywhere")
@@ -149,10 +174,7 @@ def test_a_tokens_owner_sets_a_password(store: Store, open_site: tuple[str, Clie
     with client() as browser:
         assert post(browser, "/login", "/login", token=token).status_code == 303
         page = browser.get("/account")
-        assert (
-            "Set a password" in page.text
-            and first_line(page, "token-state") == "A token is issued."
-        )
+        assert "Set a password" in page.text and first_line(page, "token-state") == "1 live token."
         short = post(browser, "/account", "/account/password", password="short", password2="short")
         assert short.status_code == 400
         assert first_line(short, "account-error") == "a password is 10 to 1024 characters"

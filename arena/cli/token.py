@@ -28,7 +28,8 @@ def create(
         ),
     ] = False,
 ) -> None:
-    """Create a token and print it. It is shown only this once: the database keeps a hash."""
+    """Create an account with its first token and print the token. It is shown only this once:
+    the database keeps a hash. More tokens, each named, are made on the account's web page."""
     with Store.open(db) as store:
         token = store.create_token(name, role="admin" if admin else "member")
     typer.echo(token)
@@ -45,9 +46,10 @@ def list_tokens(db: DbOption = None) -> None:
 
 @app.command()
 def revoke(
-    name: Annotated[str, typer.Argument(help="The token's name.")], db: DbOption = None
+    name: Annotated[str, typer.Argument(help="The token's (its account's) name.")],
+    db: DbOption = None,
 ) -> None:
-    """Revoke a token: it no longer authenticates; the bots it submitted keep it as owner."""
+    """Revoke every token of the account: none authenticates any more; its bots stay its."""
     with Store.open(db) as store:
         store.revoke_token(name)
     typer.echo(f"token {name!r} revoked")

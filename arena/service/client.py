@@ -118,7 +118,9 @@ class ArenaClient:
         max_faults: int = 0,
         deals: pb.DealMode.ValueType = pb.DEAL_MODE_UNSPECIFIED,
         reveal_opponents: bool = False,
+        compare: pb.Comparison | None = None,
     ) -> pb.Tournament:
+        """Start a tournament; with ``compare``, a comparison of two bots (A first)."""
         request = pb.StartTournamentRequest(
             bots=list(bots),
             games=games,
@@ -134,6 +136,8 @@ class ArenaClient:
             request.seed = seed
         if rules is not None:
             request.rules.CopyFrom(rules)
+        if compare is not None:
+            request.compare.CopyFrom(compare)
         return self._call(self.stub.StartTournament, request).tournament
 
     def get_tournament(self, tournament_id: int) -> pb.Tournament:

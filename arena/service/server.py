@@ -207,6 +207,7 @@ class ArenaServer:
                         signup=config.web_signup,
                         quotas=config.quotas,
                         submissions=self.submissions,
+                        tournaments=self.tournaments,
                     ),
                 )
         except BaseException:

@@ -53,6 +53,7 @@ from arena.service.policy import (
     check_tournament_bounds,
 )
 from arena.service.visibility import MatchView
+from arena.stats import DEFAULT_SPRT, Sprt
 from arena.store import MatchSummary, Store, TournamentInfo, TournamentStatus
 from arena.tournament import (
     DEFAULT_CONCURRENCY,
@@ -65,6 +66,7 @@ from arena.tournament import (
     tournament_standings,
 )
 from arena.tournament.botlogs import tournament_log_dir
+from arena.tournament.compare import DEFAULT_MAX_PAIRS_SPRT, CompareSpec
 from arena.tournament.entrants import check_unchanged, sample_bot_dirs
 from arena.tournament.runner import ExecutorFactory
 
@@ -125,6 +127,25 @@ class _Running:
                 self._cached = _read_matches(store, self.tournament_id)
                 self._cached_version = version
             return self._cached
+
+
+def compare_from_pb(request: pb.StartTournamentRequest) -> CompareSpec:
+    """A comparison's stop rule from the request: two bots, A first; an SPRT with the CLI's
+    defaults for what is left at 0 (``arena compare --sprt``)."""
+    if len(request.bots) != 2:
+        raise ArenaError(
+            f"a comparison is of exactly two bots (A, then B), not {len(request.bots)}"
+        )
+    c = request.compare
+    if c.max_pairs < 0:
+        raise ArenaError(
+            f"max_pairs must be >= 0 (0 for {DEFAULT_MAX_PAIRS_SPRT}), not {c.max_pairs}"
+        )
+    sprt = Sprt(
+        elo0=c.elo0, elo1=c.elo1, alpha=c.alpha or DEFAULT_SPRT["alpha"],
+        beta=c.beta or DEFAULT_SPRT["beta"],
+    )  # fmt: skip
+    return CompareSpec(max_pairs=c.max_pairs or DEFAULT_MAX_PAIRS_SPRT, sprt=sprt)
 
 
 def _present(view: MatchView | None, matches: list[MatchSummary]) -> list[pb.Match]:
@@ -245,7 +266,8 @@ class TournamentManager:
             < 0
         ):
             raise ArenaError("games, move_timeout_ms, time_bank_ms and max_faults must be >= 0")
-        games = request.games or DEFAULT_GAMES
+        compare = compare_from_pb(request) if request.HasField("compare") else None
+        games = compare.max_pairs if compare is not None else request.games or DEFAULT_GAMES
         deals = deal_mode_from_pb(request.deals)
         check_tournament_bounds(
             self.limits,
@@ -281,6 +303,7 @@ class TournamentManager:
             names_only=True,
             origin="service",
             anonymous_opponents=not request.reveal_opponents,
+            compare=compare,
         )
         with self._starting:  # one start at a time: the running counts below stay true
             self._check_running_quota(caller)
@@ -290,6 +313,10 @@ class TournamentManager:
             thread = self._register(tournament_id, caller.token_id)
         thread.start()
         return tournament_id
+
+    def owner_of(self, tournament_id: int) -> int | None:
+        """The token that started a tournament here (None for one no token started)."""
+        return _owner_of(self._store.get_tournament(tournament_id))
 
     def resume_interrupted(self) -> list[str]:
         """Play again the tournaments this service was playing when it stopped (created here,
@@ -427,6 +454,12 @@ class TournamentManager:
             with self._lock:
                 self._running.pop(running.tournament_id, None)
             running.notify()
+
+    def is_cancelled(self, tournament_id: int) -> bool:
+        """Cancelled here, its last matches still ending (stored CANCELLED when they have)."""
+        with self._lock:
+            running = self._running.get(tournament_id)
+        return running is not None and running.cancelled
 
     def is_running(self, tournament_id: int) -> bool:
         with self._lock:

@@ -4,8 +4,9 @@ invitation codes, sign-in attempts limited per account and per address, and disa
 An account's identity is an API token row (``Account.token_id``): bots, versions and the
 service's quotas have always named their owner by token row, so an account owns exactly what
 its token submitted, and a token made on the shell (``arena token create``) is an account too.
-An account that signed up on the web has an identity row with no usable token (its hash is not
-a SHA-256) until one is issued on its account page."""
+The tokens themselves are the account's named tokens (``arena.store.tokens``, migration 0009):
+any number, each acting as the account; one that signed up on the web has none until it makes
+one on its account page."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from arena.store.core import StoreCore
@@ -26,10 +27,12 @@ from arena.store.models import (
     Account,
     ApiToken,
     InviteCode,
+    NamedToken,
     SignInFailure,
     WebSession,
     utcnow,
 )
+from arena.store.tokens import UNISSUED
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{1,39}")
 """An account's name: 2-40 letters, digits, ``_ . -``, starting with a letter or digit."""
@@ -41,8 +44,6 @@ MAX_FAILURES_PER_ACCOUNT = 5
 MAX_FAILURES_PER_ADDRESS = 20
 """Refused sign-ins from one address (of any accounts) within ``FAILURE_WINDOW``."""
 INVITE_DAYS = 14.0
-UNISSUED = "account:"
-"""Prefix of an identity row's hash while no token is issued: never a SHA-256 hex digest."""
 
 _HASHER = PasswordHasher()  # argon2id with the library's (RFC 9106 low-memory) parameters
 _DUMMY_HASH = _HASHER.hash("an account that does not exist")
@@ -66,7 +67,7 @@ class AccountInfo:
     role: str
     has_password: bool
     has_token: bool
-    """Whether an API token is issued (a hash that a token can match)."""
+    """Whether the account has a live named token."""
     created_at: datetime
     disabled: bool
 
@@ -90,13 +91,21 @@ def _code_hash(code: str) -> str:
     return hashlib.sha256(code.encode()).hexdigest()
 
 
-def _info(account: Account, token: ApiToken) -> AccountInfo:
+def _info(account: Account, token: ApiToken, has_token: bool) -> AccountInfo:
     return AccountInfo(
         account.id, account.name, account.token_id, token.role,
-        account.password_hash is not None,
-        not token.token_hash.startswith((UNISSUED, "revoked:")),
+        account.password_hash is not None, has_token,
         account.created_at, account.disabled_at is not None,
     )  # fmt: skip
+
+
+_HAS_TOKEN = (
+    exists()
+    .where(NamedToken.token_id == ApiToken.id)
+    .where(NamedToken.revoked_at.is_(None))
+    .correlate(ApiToken)
+)
+"""Whether the identity row has a live named token (``arena.store.tokens``)."""
 
 
 class AccountsMixin(StoreCore):
@@ -135,14 +144,14 @@ class AccountsMixin(StoreCore):
                     )
                     if not spent.rowcount:  # type: ignore[attr-defined]
                         raise StoreError("this invitation code is unknown, used or expired")
-                return _info(account, token)
+                return _info(account, token, False)
         except IntegrityError:
             raise StoreError(f"the name {name!r} is taken") from None
 
     def account(self, name: str) -> AccountInfo:
         with self._read() as s:
             row = s.execute(
-                select(Account, ApiToken)
+                select(Account, ApiToken, _HAS_TOKEN)
                 .join(ApiToken, ApiToken.id == Account.token_id)
                 .where(Account.name == name)
             ).first()
@@ -153,7 +162,7 @@ class AccountsMixin(StoreCore):
     def account_of_token(self, token_id: int) -> AccountInfo | None:
         with self._read() as s:
             row = s.execute(
-                select(Account, ApiToken)
+                select(Account, ApiToken, _HAS_TOKEN)
                 .join(ApiToken, ApiToken.id == Account.token_id)
                 .where(Account.token_id == token_id)
             ).first()
@@ -162,7 +171,7 @@ class AccountsMixin(StoreCore):
     def list_accounts(self) -> list[AccountInfo]:
         with self._read() as s:
             rows = s.execute(
-                select(Account, ApiToken)
+                select(Account, ApiToken, _HAS_TOKEN)
                 .join(ApiToken, ApiToken.id == Account.token_id)
                 .order_by(Account.id)
             ).all()
@@ -186,7 +195,7 @@ class AccountsMixin(StoreCore):
                 .where(SignInFailure.address == address).where(SignInFailure.at >= since)
             ) or 0  # fmt: skip
             row = s.execute(
-                select(Account, ApiToken)
+                select(Account, ApiToken, _HAS_TOKEN)
                 .join(ApiToken, ApiToken.id == Account.token_id)
                 .where(Account.name == name)
             ).first()
@@ -213,10 +222,10 @@ class AccountsMixin(StoreCore):
             if ok and row is not None:
                 raise SignInError(f"the account {name!r} is disabled")
             raise SignInError("wrong name or password")
-        account, token = row
+        account, token, has_token = row
         if _HASHER.check_needs_rehash(stored or ""):
             self.set_password(account.id, password)
-        return _info(account, token)
+        return _info(account, token, has_token)
 
     def set_password(self, account_id: int, password: str) -> None:
         check_password(password)

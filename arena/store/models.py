@@ -98,6 +98,23 @@ class Account(Base):
     disabled_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
+class NamedToken(Base):
+    """One of an account's API tokens, by the name its owner gave it (``laptop``, ``ci``): each
+    acts as the account (``token_id``, its identity row: the same owner of bots, quotas and
+    role). Only its SHA-256 is kept; revoked, it stays listed with ``revoked_at`` and its hash
+    no longer matches any token. Migration 0009 made each token that worked before it its
+    account's first named token."""
+
+    __tablename__ = "named_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_id: Mapped[int] = mapped_column(ForeignKey("api_tokens.id"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
 class InviteCode(Base):
     """A code that lets one person sign up when sign-up is by invitation: its SHA-256 only."""
 

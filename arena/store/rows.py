@@ -229,3 +229,13 @@ class TokenInfo:
     name: str
     created_at: datetime
     role: str = "member"
+
+
+@dataclass(frozen=True, slots=True)
+class NamedTokenInfo:
+    """One of an account's API tokens, by name (never the token)."""
+
+    id: int
+    name: str
+    created_at: datetime
+    revoked_at: datetime | None = None

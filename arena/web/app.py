@@ -72,6 +72,7 @@ from arena.web.plot import interval_axis, rating_plot
 from arena.web.replay_view import VIEWS, build_frames, view_seat
 from arena.web.routes.accounts import account_routes
 from arena.web.routes.bot_ladder import bot_ladder_routes
+from arena.web.routes.compare import compare_form, compare_routes
 from arena.web.routes.ladder import ladder_routes
 from arena.web.routes.play import PlayConfig, play_routes
 from arena.web.routes.submit import submit_routes
@@ -274,6 +275,9 @@ class WebConfig:
     ``closed`` (routes/accounts.py)."""
     quotas: Quotas = field(default_factory=Quotas)
     """The per-account quotas (the service's, with ``arena serve --web``), shown on /account."""
+    tournaments: Any = None
+    """The service's ``TournamentManager`` (``arena serve --web``): comparisons started from a
+    bot page run there (``arena.web.routes.compare``); None: the web starts none."""
     submissions: Any = None
     """``arena.service.submission.BotSubmissions`` that ``/submit`` stores uploads with (the
     service's own, with ``arena serve --web``); None: the web takes no uploads."""
@@ -882,7 +886,10 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
 
     def bot_page(request: Request) -> Response:
         data = arena.bot(request.path_params["name"], arena.policy(request))
-        return arena.render(request, "bot.html", b=data, title=f"{data['name']} · Spades Arena")
+        return arena.render(
+            request, "bot.html", b=data, compare=compare_form(arena, request, data["name"]),
+            title=f"{data['name']} · Spades Arena",
+        )  # fmt: skip
 
     def bot_api(request: Request) -> Response:
         data = arena.bot(request.path_params["name"], arena.policy(request))
@@ -1064,6 +1071,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         *submit_routes(arena, _timed),
         *ladder_routes(arena, _timed),
         *bot_ladder_routes(arena, _timed),
+        *compare_routes(arena, _timed),
         Route("/api", _timed(docs_api)),
         Route("/api/leaderboard", _timed(leaderboard_api)),
         Route("/api/bots/{name:str}", _timed(bot_api)),

@@ -1,7 +1,8 @@
 """The web arena's pages that change something, one module per capability, each a list of
 routes that ``create_app`` mounts: accounts (``accounts``), uploads (``submit``), the
-ladder (``ladder``), a person's seat at the table (``play``). They see the application through
-``Site`` (what ``arena.web.app.WebArena`` offers them), so that they import nothing of it."""
+ladder (``ladder``), a person's seat at the table (``play``), comparisons (``compare``). They
+see the application through ``Site`` (what ``arena.web.app.WebArena`` offers them), so that
+they import nothing of it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Accounts on the web: sign up (``/signup``, as the organiser allows: ``open``, by ``invite``,
 or ``closed``), sign in with a password or an API token (``/login``), sign out here or
-everywhere, and the account page (``/account``): my bots, my API token (issued — shown once
-—, replaced, revoked), my password, my quotas; an admin also sees every account, disables or
-enables one, and makes invitation codes.
+everywhere, and the account page (``/account``): my bots, my named API tokens (made — the
+secret shown once —, listed by name, revoked one by one), my password, my quotas; an admin
+also sees every account, disables or enables one, and makes invitation codes.
 
 Every form is read through ``WebSessions.read_form`` (CSRF token, same origin); a password is
 checked by ``Store.verify_password`` in a worker thread (argon2id costs tens of milliseconds),
@@ -157,6 +157,7 @@ def account_routes(arena: Site, timed: Callable[..., Any]) -> list[Route]:
         admin = account.role == "admin"
         return arena.render(
             request, "account.html", account=account, bots=bots, quotas=quotas, used=used,
+            tokens=store.named_tokens(account.token_id),
             pauses=store.ladder_pauses(),
             accounts=store.list_accounts() if admin else None, admin=admin, mode=mode(),
             status=extra.pop("status", 200), title="Your account · Spades Arena", **extra,
@@ -196,12 +197,17 @@ def account_routes(arena: Site, timed: Callable[..., Any]) -> list[Route]:
         return {"notice": "your password is set: sign in with your name and it from now on"}
 
     def issue_token(request: Request, account: AccountInfo, form: dict[str, str]) -> Any:
-        token = store.issue_token(account.token_id)
-        return {"new_token": token}
+        name = form.get("name", "").strip() or None
+        token = store.issue_token(account.token_id, name)
+        made = [t for t in store.named_tokens(account.token_id) if t.revoked_at is None][-1]
+        return {"new_token": token, "new_token_name": made.name}
 
     def revoke_token(request: Request, account: AccountInfo, form: dict[str, str]) -> Any:
-        store.revoke_token_id(account.token_id)
-        return {"notice": "your API token is revoked: it no longer works anywhere"}
+        raw = form.get("id", "")
+        if not raw.isdigit():
+            raise StoreError("which token? the form names none")
+        name = store.revoke_named_token(account.token_id, int(raw))
+        return {"notice": f"the token {name!r} is revoked: it no longer works anywhere"}
 
     def sign_out_everywhere(request: Request, account: AccountInfo, form: dict[str, str]) -> Any:
         store.sign_out_everywhere(account.token_id)

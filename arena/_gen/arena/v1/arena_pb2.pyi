@@ -244,7 +244,7 @@ class BotFaults(_message.Message):
     def __init__(self, bot: _Optional[str] = ..., faults: _Optional[int] = ..., forfeits: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class StartTournamentRequest(_message.Message):
-    __slots__ = ("bots", "games", "concurrency", "seed", "move_timeout_ms", "policy", "rules", "time_bank_ms", "max_faults", "deals", "reveal_opponents")
+    __slots__ = ("bots", "games", "concurrency", "seed", "move_timeout_ms", "policy", "rules", "time_bank_ms", "max_faults", "deals", "reveal_opponents", "compare")
     BOTS_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
@@ -256,6 +256,7 @@ class StartTournamentRequest(_message.Message):
     MAX_FAULTS_FIELD_NUMBER: _ClassVar[int]
     DEALS_FIELD_NUMBER: _ClassVar[int]
     REVEAL_OPPONENTS_FIELD_NUMBER: _ClassVar[int]
+    COMPARE_FIELD_NUMBER: _ClassVar[int]
     bots: _containers.RepeatedScalarFieldContainer[str]
     games: int
     concurrency: int
@@ -267,7 +268,22 @@ class StartTournamentRequest(_message.Message):
     max_faults: int
     deals: DealMode
     reveal_opponents: bool
-    def __init__(self, bots: _Optional[_Iterable[str]] = ..., games: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., move_timeout_ms: _Optional[int] = ..., policy: _Optional[_Union[FaultPolicy, str]] = ..., rules: _Optional[_Union[_bot_pb2.RuleSet, _Mapping]] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ..., deals: _Optional[_Union[DealMode, str]] = ..., reveal_opponents: _Optional[bool] = ...) -> None: ...
+    compare: Comparison
+    def __init__(self, bots: _Optional[_Iterable[str]] = ..., games: _Optional[int] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., move_timeout_ms: _Optional[int] = ..., policy: _Optional[_Union[FaultPolicy, str]] = ..., rules: _Optional[_Union[_bot_pb2.RuleSet, _Mapping]] = ..., time_bank_ms: _Optional[int] = ..., max_faults: _Optional[int] = ..., deals: _Optional[_Union[DealMode, str]] = ..., reveal_opponents: _Optional[bool] = ..., compare: _Optional[_Union[Comparison, _Mapping]] = ...) -> None: ...
+
+class Comparison(_message.Message):
+    __slots__ = ("elo0", "elo1", "alpha", "beta", "max_pairs")
+    ELO0_FIELD_NUMBER: _ClassVar[int]
+    ELO1_FIELD_NUMBER: _ClassVar[int]
+    ALPHA_FIELD_NUMBER: _ClassVar[int]
+    BETA_FIELD_NUMBER: _ClassVar[int]
+    MAX_PAIRS_FIELD_NUMBER: _ClassVar[int]
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    max_pairs: int
+    def __init__(self, elo0: _Optional[float] = ..., elo1: _Optional[float] = ..., alpha: _Optional[float] = ..., beta: _Optional[float] = ..., max_pairs: _Optional[int] = ...) -> None: ...
 
 class StartTournamentResponse(_message.Message):
     __slots__ = ("tournament",)
