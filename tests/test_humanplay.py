@@ -83,7 +83,7 @@ def test_a_person_plays_a_whole_match_and_it_is_recorded(tables: Tables) -> None
     assert result is not None and result.termination is Termination.HAND_LIMIT
     assert result.faults == (0, 0)
     stored = tables.store.get_match(table.match_id)
-    assert stored.summary.players[1].startswith("human:ada")
+    assert stored.summary.players[1].startswith("guest:ada")
     assert not stored.summary.rated
     verify(stored.result)  # replayable through the engine
     state = table.state()
