@@ -33,6 +33,12 @@ def test_migration_0010_marks_people_and_goes_back(db_url: str) -> None:
                     "(2, 'random', NULL, CURRENT_TIMESTAMP)"
                 )
             )
+            conn.execute(
+                text(
+                    "INSERT INTO bot_versions (id, bot_id, version_label, content_hash, source, "
+                    "created_at) VALUES (1, 1, 'person', 'person', 'human', CURRENT_TIMESTAMP)"
+                )
+            )
         with Store.open(db_url, upgrade=True) as store:
             kinds = {b.name: b.kind for b in store.list_bots()}
             assert kinds == {"human:ada": "human", "random": "bot"}

@@ -165,10 +165,9 @@ class Bot(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     kind: Mapped[str] = mapped_column(String(10), default="bot", server_default="bot", index=True)
     """``bot`` or ``human``: a person who played at ``/play`` is a player like a bot."""
-    account_id: Mapped[int | None] = mapped_column(
-        ForeignKey("accounts.id"), default=None, unique=True, index=True
-    )
-    """A signed-in person's player: the account it is (one player per account)."""
+    account_id: Mapped[int | None] = mapped_column(default=None, unique=True, index=True)
+    """A signed-in person's player: the account it is (one player per account; no foreign
+    key, as ``BotVersion.owner_token_id``: see migration 0010)."""
 
 
 class BotVersion(Base):

@@ -17,24 +17,22 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("bots", schema=None) as batch_op:
-        batch_op.add_column(
-            sa.Column("kind", sa.String(length=10), server_default="bot", nullable=False)
-        )
-        batch_op.add_column(sa.Column("account_id", sa.Integer(), nullable=True))
-        batch_op.create_foreign_key(
-            batch_op.f("fk_bots_account_id_accounts"), "accounts", ["account_id"], ["id"]
-        )
-        batch_op.create_index(batch_op.f("ix_bots_account_id"), ["account_id"], unique=True)
-        batch_op.create_index(batch_op.f("ix_bots_kind"), ["kind"])
+    # Plain ADD COLUMNs, no foreign key (as 0005 did): on SQLite a key means a batch copy of
+    # bots, a table the versions refer to, refused under foreign_keys=ON once rows exist.
+    # Accounts are never deleted (disabling keeps the row), so an id always names one.
+    op.add_column(
+        "bots", sa.Column("kind", sa.String(length=10), server_default="bot", nullable=False)
+    )
+    op.add_column("bots", sa.Column("account_id", sa.Integer(), nullable=True))
+    op.create_index("ix_bots_account_id", "bots", ["account_id"], unique=True)
+    op.create_index("ix_bots_kind", "bots", ["kind"])
     # The people who played at /play before: their matches were recorded under "human:<name>".
     op.execute("UPDATE bots SET kind = 'human' WHERE name LIKE 'human:%'")
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("bots", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_bots_kind"))
-        batch_op.drop_index(batch_op.f("ix_bots_account_id"))
-        batch_op.drop_constraint(batch_op.f("fk_bots_account_id_accounts"), type_="foreignkey")
-        batch_op.drop_column("account_id")
-        batch_op.drop_column("kind")
+    # Plain DROP COLUMNs (SQLite 3.35+), for the same reason: no copy of bots.
+    op.drop_index("ix_bots_kind", table_name="bots")
+    op.drop_index("ix_bots_account_id", table_name="bots")
+    op.drop_column("bots", "account_id")
+    op.drop_column("bots", "kind")
