@@ -161,11 +161,15 @@ def test_double_nil_and_its_exchange_are_checked_before_the_referee(tables: Tabl
 def test_the_play_benchmark_runs_people_over_http() -> None:
     from arena.humanplay.bench import describe, measure_play
 
-    result = measure_play(clients=3)
-    assert result["ends"] == {"hand_limit": 3}
-    assert result["answers"] >= 3 * 26  # 13 draws and 13 plays a person at least
+    result = measure_play(clients=5, think_ms=5, bot_window_s=2)
+    assert result["ends"] == {"hand_limit": 5}
+    assert result["answers"] >= 5 * 26  # 13 draws and 13 plays a person at least
     assert 0 < result["p50_ms"] <= result["p95_ms"] <= result["max_ms"]
-    assert "3 people at once" in describe(result)
+    bots = result["bot_matches"]
+    assert bots["before_per_s"] > 0 and bots["after_per_s"] > 0 and bots["ratio"] > 0
+    assert result["opponent_processes"] == 1  # five tables, one shared `random` process
+    text = describe(result)
+    assert "5 people at once" in text and "bot matches beside them" in text
 
 
 def test_a_finished_table_is_forgotten_after_its_keep_time(tmp_path: Path) -> None:

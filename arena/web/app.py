@@ -1047,6 +1047,8 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         lifespan=lifespan,
     )
     app.state.arena = arena
+    app.state.play_tables = tables
+    """The person tables of /play (``arena.humanplay.Tables``): their bot pool's figures."""
     return app
 
 
