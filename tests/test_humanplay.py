@@ -250,3 +250,32 @@ def test_closing_the_tables_waits_a_bounded_time(tmp_path: Path) -> None:
         assert table.result.termination is Termination.FORFEIT_TIMEOUT
     finally:
         store.close()
+
+
+def test_tables_share_their_opponents_processes_by_lane(tmp_path: Path) -> None:
+    """One `random` process serves many matches at once (lane 0); a twin's opponent is on lane
+    1 and a reference bot that is the opponent itself on lane 2: no process plays both
+    seatings of a deal (arena.tournament.lanes). A dead process is replaced at the next lease."""
+    from arena.humanplay.pool import BotPool, twin_lanes
+
+    random_dir = SAMPLES / "random"
+    assert twin_lanes(SAMPLES / "expert", random_dir) == (0, 1)
+    assert twin_lanes(random_dir, random_dir) == (2, 1)
+    pool = BotPool(sandbox="off", matches_per_process=2)
+    try:
+        a, b = pool.lease(random_dir, 0), pool.lease(random_dir, 0)
+        assert a._proc is b._proc and pool.processes() == 1
+        c = pool.lease(random_dir, 0)  # the first is full (2 matches): a second process
+        twin = pool.lease(random_dir, 1)
+        assert len({id(x._proc) for x in (a, c, twin)}) == 3 and pool.started == 3
+        a.release()
+        assert pool.lease(random_dir, 0)._proc is b._proc  # room again on the first
+        c._proc.bot.stop()  # dies: not leased again, replaced by a new one
+        c.release()
+        d = pool.lease(random_dir, 0)
+        e = pool.lease(random_dir, 0)
+        assert d._proc.bot.alive() and e._proc.bot.alive() and pool.started == 4
+    finally:
+        pool.close()
+    with pytest.raises(RuntimeError, match="the bot pool is closed"):
+        pool.lease(random_dir, 0)
