@@ -156,6 +156,8 @@ async def _play_one(
         status, _, page = await http.request("POST", f"/api/play/{table}/answer", answer)
         if status != 200:
             raise RuntimeError(f"answer refused: HTTP {status} {page[:200]!r}")
+        # Wait for what comes after the answer (a server that does not say: from the last).
+        version = json.loads(page).get("version", version)
 
 
 async def _people(

@@ -200,7 +200,8 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
             table.seat.answer(seq, value)  # under the seat's lock only: never blocks
         except AnswerRefused as exc:
             return JSONResponse({"error": str(exc), "refused": True}, status_code=409)
-        return JSONResponse({"ok": True})
+        # The state's version after the answer: a page waits for the next change from there.
+        return JSONResponse({"ok": True, "version": table.seat.version})
 
     routes = [
         Route("/play", lobby_page, methods=["GET"]),
