@@ -1,12 +1,15 @@
 """People are players at ``/play`` (Playwright, Debian's chromium): a signed-in person plays a
 rated match as themselves and finds it on their player page and under the leaderboard's humans
 filter; a person picks a version of their own bot (unrated: one owner). Real web server,
-referee, bot processes and SQLite store."""
+referee, bot processes and SQLite store. ``ARENA_PLAY_SCREENSHOTS=folder`` saves the signed-in
+lobby and the leaderboard's humans (docs/web-play-lobby.png, docs/web-leaderboard-humans.png)."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -64,6 +67,9 @@ def test_a_signed_in_person_plays_rated_and_is_on_the_humans_leaderboard(
     context, page, errors = _new_page(browser)
     _sign_in(page, url, "ada")
     assert page.inner_text("#player-link") == "human:ada"
+    given = os.environ.get("ARENA_PLAY_SCREENSHOTS")
+    if given:
+        page.screenshot(path=str(Path(given) / "web-play-lobby.png"), full_page=True)
     _sit_down(page, "random", rated=True)
     assert page.inner_text("#player") == "human:ada"
     assert page.inner_text("#rated-note") == "rated"
@@ -87,6 +93,8 @@ def test_a_signed_in_person_plays_rated_and_is_on_the_humans_leaderboard(
     rows = page.locator("#leaderboard tbody tr")
     assert rows.count() == 1 and rows.first.get_attribute("data-bot") == "human:ada"
     assert rows.first.locator(".badge.human").count() == 1
+    if given:
+        page.screenshot(path=str(Path(given) / "web-leaderboard-humans.png"), full_page=True)
     page.goto(url + "/?players=bots")
     assert page.locator("#leaderboard tr[data-bot='human:ada']").count() == 0
     assert page.locator("#leaderboard tr[data-bot='random']").count() == 1
