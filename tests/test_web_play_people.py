@@ -17,6 +17,7 @@ import httpx
 import pytest
 from test_web_play import SAMPLES, _new_page, _play_on
 
+from arena.runtime import bot_content_hash
 from arena.store import Store
 from arena.web import WebConfig, WebServer
 from arena.web.routes.play import PlayConfig
@@ -117,8 +118,9 @@ def test_a_person_picks_their_own_bot_and_it_stays_unrated(
     url, store = site
     bo = store.create_account("bo", PASSWORD)
     own = store.register_bot_version(
-        "bobot", "2", "bobot-2", str(SAMPLES / "random"), owner_token_id=bo.token_id
-    )
+        "bobot", "2", bot_content_hash(SAMPLES / "random"), str(SAMPLES / "random"),
+        owner_token_id=bo.token_id,
+    )  # fmt: skip
     context, page, errors = _new_page(browser)
     _sign_in(page, url, "bo")
     option = page.locator(f"select[name=opponent] option[value='mine:{own.id}']")
@@ -138,7 +140,7 @@ def test_a_person_picks_their_own_bot_and_it_stays_unrated(
 def test_the_lobby_refuses_rated_guests_and_others_bots(site: tuple[str, Store]) -> None:
     url, store = site
     cy = store.create_account("cy", PASSWORD)
-    store.create_account("dee", PASSWORD)
+    dee_token = store.create_account("dee", PASSWORD).token_id
     theirs = store.register_bot_version(
         "cybot", "1", "cybot-1", str(SAMPLES / "random"), owner_token_id=cy.token_id
     )
@@ -165,3 +167,13 @@ def test_the_lobby_refuses_rated_guests_and_others_bots(site: tuple[str, Store])
                                           "opponent": f"mine:{theirs.id}"})  # fmt: skip
         assert others.status_code == 400
         assert f"mine:{theirs.id}&#39; is not a version of a bot of yours" in others.text
+        # Their own bot whose folder no longer holds the registered files: refused.
+        changed = store.register_bot_version(
+            "deebot", "1", "not-these-files", str(SAMPLES / "random"), owner_token_id=dee_token
+        )
+        stale = http.post("/play", data={**form, "csrf": csrf.group(1),
+                                         "opponent": f"mine:{changed.id}"})  # fmt: skip
+        assert stale.status_code == 400
+        assert "deebot@1: the files in its folder are not the version it was registered" in (
+            stale.text
+        )

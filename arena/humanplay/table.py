@@ -46,6 +46,8 @@ class Opponent:
     name: str
     directory: Path
     version_id: int | None = None
+    content_hash: str | None = None
+    """The stored version's: its folder must still hold exactly these files."""
 
 
 class TableError(Exception):
@@ -316,9 +318,14 @@ class Tables:
         if compare and self.reference is None:
             raise TableError("no reference bot is configured to compare with")
         try:
-            self.pool.manifest(chosen.directory)
+            _, content_hash = self.pool.manifest(chosen.directory)
         except ManifestError as exc:
             raise TableError(f"opponent {chosen.name}: {exc}") from None
+        if chosen.content_hash is not None and content_hash != chosen.content_hash:
+            raise TableError(
+                f"opponent {chosen.name}: the files in its folder are not the version it was "
+                "registered with (changed since); submit it again"
+            )
         with self._lock:
             now = time.monotonic()
             for key in [

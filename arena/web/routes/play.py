@@ -51,7 +51,7 @@ def own_opponents(store: Store, me: SessionInfo | None) -> list[Opponent]:
         for v in reversed(bot.versions):
             folder = Path(v.source)
             if (folder / "bot.toml").is_file():
-                found.append(Opponent(v.ref, folder, v.id))
+                found.append(Opponent(v.ref, folder, v.id, v.content_hash))
     return found
 
 
