@@ -83,7 +83,7 @@ def test_a_person_plays_a_whole_match_and_it_is_recorded(tables: Tables) -> None
     assert result is not None and result.termination is Termination.HAND_LIMIT
     assert result.faults == (0, 0)
     stored = tables.store.get_match(table.match_id)
-    assert stored.summary.players[1].startswith("human:ada")
+    assert stored.summary.players[1].startswith("guest:ada")
     assert not stored.summary.rated
     verify(stored.result)  # replayable through the engine
     state = table.state()
@@ -161,11 +161,15 @@ def test_double_nil_and_its_exchange_are_checked_before_the_referee(tables: Tabl
 def test_the_play_benchmark_runs_people_over_http() -> None:
     from arena.humanplay.bench import describe, measure_play
 
-    result = measure_play(clients=3)
-    assert result["ends"] == {"hand_limit": 3}
-    assert result["answers"] >= 3 * 26  # 13 draws and 13 plays a person at least
+    result = measure_play(clients=5, think_ms=5, bot_window_s=2)
+    assert result["ends"] == {"hand_limit": 5}
+    assert result["answers"] >= 5 * 26  # 13 draws and 13 plays a person at least
     assert 0 < result["p50_ms"] <= result["p95_ms"] <= result["max_ms"]
-    assert "3 people at once" in describe(result)
+    bots = result["bot_matches"]
+    assert bots["before_per_s"] > 0 and bots["after_per_s"] > 0 and bots["ratio"] > 0
+    assert result["opponent_processes"] == 1  # five tables, one shared `random` process
+    text = describe(result)
+    assert "5 people at once" in text and "bot matches beside them" in text
 
 
 def test_a_finished_table_is_forgotten_after_its_keep_time(tmp_path: Path) -> None:
@@ -246,3 +250,32 @@ def test_closing_the_tables_waits_a_bounded_time(tmp_path: Path) -> None:
         assert table.result.termination is Termination.FORFEIT_TIMEOUT
     finally:
         store.close()
+
+
+def test_tables_share_their_opponents_processes_by_lane(tmp_path: Path) -> None:
+    """One `random` process serves many matches at once (lane 0); a twin's opponent is on lane
+    1 and a reference bot that is the opponent itself on lane 2: no process plays both
+    seatings of a deal (arena.tournament.lanes). A dead process is replaced at the next lease."""
+    from arena.humanplay.pool import BotPool, twin_lanes
+
+    random_dir = SAMPLES / "random"
+    assert twin_lanes(SAMPLES / "expert", random_dir) == (0, 1)
+    assert twin_lanes(random_dir, random_dir) == (2, 1)
+    pool = BotPool(sandbox="off", matches_per_process=2)
+    try:
+        a, b = pool.lease(random_dir, 0), pool.lease(random_dir, 0)
+        assert a._proc is b._proc and pool.processes() == 1
+        c = pool.lease(random_dir, 0)  # the first is full (2 matches): a second process
+        twin = pool.lease(random_dir, 1)
+        assert len({id(x._proc) for x in (a, c, twin)}) == 3 and pool.started == 3
+        a.release()
+        assert pool.lease(random_dir, 0)._proc is b._proc  # room again on the first
+        c._proc.bot.stop()  # dies: not leased again, replaced by a new one
+        c.release()
+        d = pool.lease(random_dir, 0)
+        e = pool.lease(random_dir, 0)
+        assert d._proc.bot.alive() and e._proc.bot.alive() and pool.started == 4
+    finally:
+        pool.close()
+    with pytest.raises(RuntimeError, match="the bot pool is closed"):
+        pool.lease(random_dir, 0)

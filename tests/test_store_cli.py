@@ -155,3 +155,21 @@ def test_newer_schema_is_one_line_and_a_non_zero_exit(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert "schema revision 'ffff'" in done.stderr and "nothing was changed" in done.stderr
+
+
+def test_ratings_players_filter_shows_people_or_bots(db_url: str, make_result: MakeResult) -> None:
+    _play(db_url, make_result)
+    with Store.open(db_url) as store:
+        ada = store.create_account("ada", "ada's long password")
+        person = store.register_person(ada.id).id
+        weak = store.get_bot_version("weak").id
+        store.record_match(make_result(0), seat_versions=(person, weak))
+    humans = json.loads(arena("ratings", "--json", "--players", "humans", "--db", db_url).stdout)
+    assert [(r["rank"], r["bot"]) for r in humans] == [(1, "human:ada")]
+    bots = json.loads(arena("ratings", "--json", "--players", "bots", "--db", db_url).stdout)
+    assert [r["bot"] for r in bots] == ["strong", "weak"]
+    everyone = json.loads(arena("ratings", "--json", "--db", db_url).stdout)
+    assert len(everyone) == 3
+    bad = arena("ratings", "--players", "people", "--db", db_url)
+    assert bad.returncode != 0
+    assert "--players is one of all, bots, humans, not 'people'" in bad.stderr

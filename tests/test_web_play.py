@@ -171,13 +171,13 @@ def test_a_person_plays_a_whole_match_by_clicking(site: tuple[str, Store], brows
         page.screenshot(path=str(Path(given) / "web-play-end.png"), full_page=True)
     match_id = page.get_attribute("#replay-link", "href").rsplit("/", 1)[1]
     stored = store.get_match(match_id)
-    assert stored.summary.players[1].startswith("human:ada")
+    assert stored.summary.players[1].startswith("guest:ada")
     assert stored.result.faults == (0, 0)
     verify(stored.result)  # the engine replays the record
     # The refusal was never applied: the record holds only legal actions (verify) and the
     # person's one decision per request.
     page.goto(url + f"/matches/{match_id}")
-    assert "human:ada" in page.inner_text("main")
+    assert "guest:ada" in page.inner_text("main")
     # A late or repeated answer after the end is refused, not applied.
     with httpx.Client() as http:
         r = http.post(table_url.replace("/play/", "/api/play/") + "/answer",

@@ -390,15 +390,27 @@ def play(
     clients: int = typer.Option(200, "--clients", help="Simulated people playing at once."),
     rules: str = typer.Option("one-hand", "--rules", help="The rule set of /play they choose."),
     arrivals: float = typer.Option(10.0, "--arrivals", help="People arriving a second."),
+    think_ms: float = typer.Option(
+        0.0, "--think-ms", help="A person's mean time to answer (0 to twice it; 0: at once)."
+    ),
+    bot_window: float = typer.Option(
+        10.0,
+        "--bot-window",
+        help="Seconds of bot matches alone before and after the people (their rate against "
+        "the rate beside the people; 0: no bot matches).",
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """People at /play: simulated clients over HTTP against `random`, the time from an answer
-    to the next request."""
+    to the next request, and bot matches played beside them against bot matches alone."""
     import json
 
     from arena.humanplay.bench import describe, measure_play
 
-    result = measure_play(clients=clients, rules=rules, arrivals_per_s=arrivals)
+    result = measure_play(
+        clients=clients, rules=rules, arrivals_per_s=arrivals, think_ms=think_ms,
+        bot_window_s=bot_window,
+    )  # fmt: skip
     typer.echo(json.dumps(result) if json_output else describe(result))
 
 

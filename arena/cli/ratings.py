@@ -10,6 +10,7 @@ import typer
 from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption, WideOption
 from arena.cli.ratings_format import print_leaderboard
 from arena.store import Store
+from arena.store.rows import PLAYER_FILTERS
 
 
 def ratings(
@@ -29,18 +30,31 @@ def ratings(
     token: TokenOption = None,
     ca_file: CaFileOption = None,
     wide: WideOption = False,
+    players: Annotated[
+        str,
+        typer.Option(
+            "--players",
+            help="Whom to show: all (default), bots, or humans (people rated at /play share "
+            "the bots' pool; their names start with human:).",
+        ),
+    ] = "all",
 ) -> None:
     """Print the leaderboard: bot versions ranked by the conservative rating mu - 3 sigma."""
+    if players not in PLAYER_FILTERS:
+        offered = ", ".join(PLAYER_FILTERS)
+        raise typer.BadParameter(f"--players is one of {offered}, not {players!r}")
     if server:
         from arena.cli import remote
 
         if recompute:
             raise typer.BadParameter("--recompute works on a local database, not with --server")
+        if players != "all":
+            raise typer.BadParameter("--players works on a local database, not with --server")
         remote.ratings(server, token, as_json, ca_file, wide)
         return
     with Store.open(db) as store:
         if recompute:
             applied = store.recompute_ratings()
             print(f"recomputed ratings from {applied} rated matches", file=sys.stderr)
-        board = store.leaderboard()
+        board = store.leaderboard(players=players)
     print_leaderboard(board, as_json, wide)

@@ -73,7 +73,8 @@ class HumanSeat(pb_grpc.BotServiceServicer):  # type: ignore[misc]
         self._pending: _Pending | None = None
         self._answered: set[int] = set()
         self.version = 0
-        """Bumped at every change of ``state()``: a page waits for a version after its own."""
+        """Bumped at every change of ``state()``: a page waits for a version after its own.
+        An answer bumps it without waking the pages that wait (the next change does)."""
         self.hands: list[dict[str, Any]] = []
         self.last_tricks: list[dict[str, Any]] = []
         self.end: dict[str, Any] | None = None
@@ -141,7 +142,10 @@ class HumanSeat(pb_grpc.BotServiceServicer):  # type: ignore[misc]
             self._answered.add(seq)
             p.answer = response
             self._pending = None
-            self._bump()
+            # The page that answered knows; a waiting page is woken by what comes next (the
+            # next request, a hand's end, the match's end), a moment later: one wake-up and
+            # one response fewer an answer, which is what 200 tables at once cost.
+            self._bump(notify=False)
             p.done.set()
 
     def touch(self) -> None:
@@ -164,11 +168,12 @@ class HumanSeat(pb_grpc.BotServiceServicer):  # type: ignore[misc]
 
         return stop
 
-    def _bump(self) -> None:
+    def _bump(self, notify: bool = True) -> None:
         self.version += 1
         self._lock.notify_all()
-        for callback in self._listeners:
-            callback()
+        if notify:
+            for callback in self._listeners:
+                callback()
 
     # -- the BotService ---------------------------------------------------------------------
 

@@ -1,8 +1,10 @@
 """One match of a person against a bot, played by the referee in a thread of this process.
 
-The opponent is a real bot process (``arena.runtime.start_bot``); the person's seat is a
-``HumanSeat``. The referee plays them exactly as two bots, and the result is recorded in the
-store like any match (replayable), unrated unless the person opted in.
+The opponent is a real bot process, shared with other tables (``arena.humanplay.pool``); the
+person's seat is a ``HumanSeat``. The referee plays them exactly as two bots, and the result is
+recorded in the store like any match (replayable). A signed-in person plays as their own player
+(``human:<account>``, kind ``human``) and may opt in to a rated match; an anonymous visitor
+plays as ``guest:<name>``, never rated.
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.humanplay.pool import OPPONENT_LANE, BotPool, twin_lanes
 from arena.humanplay.seat import HumanSeat
 from arena.referee import ClockConfig, FaultPolicy, MatchResult, new_match_id, play_match
 from arena.referee.play import unplayed_result
 from arena.rules.outcome import HandResult
 from arena.rules.ruleset import RuleSet
-from arena.runtime import BotStartError, ManifestError, bot_content_hash, load_manifest, start_bot
+from arena.runtime import BotStartError, ManifestError
 from arena.store import Store
-from arena.tournament.workers import with_bot_seed
+from arena.store.bots import GUEST_PREFIX
 
-__all__ = ["RULE_SETS", "Table", "TableError", "Tables"]
+__all__ = ["RULE_SETS", "Opponent", "Table", "TableError", "Tables"]
 
 RULE_SETS: dict[str, tuple[str, RuleSet]] = {
     "one-hand": ("One hand", RuleSet(max_hands=1)),
@@ -34,8 +37,17 @@ RULE_SETS: dict[str, tuple[str, RuleSet]] = {
 }
 """The rule sets a person may choose (R-6.1, R-6.3: a shorter target or a hand limit)."""
 
-HUMAN_PREFIX = "human:"
-"""A person's name in the store: never a bot's (bots' names come from their manifests)."""
+
+@dataclass(frozen=True)
+class Opponent:
+    """A bot a person may play: its folder, and its stored version when it is one (a member's
+    own bot); the sample bots are registered from their folder."""
+
+    name: str
+    directory: Path
+    version_id: int | None = None
+    content_hash: str | None = None
+    """The stored version's: its folder must still hold exactly these files."""
 
 
 class TableError(Exception):
@@ -48,6 +60,7 @@ class Table:
 
     table_id: str
     person: str
+    """The player's name in the store: ``human:<account>`` or ``guest:<name>``."""
     opponent_dir: Path
     rules_key: str
     move_time_s: int
@@ -73,9 +86,17 @@ class Table:
     """Set when the person's match is over: the reference match, which shows the same deal, is
     recorded (and so shown anywhere) only then (``arena.visibility``: a deal still to be played
     is sealed)."""
+    person_version_id: int | None = None
+    """A signed-in person's player version; None for an anonymous visitor (a guest)."""
+    opponent_version_id: int | None = None
+    """The opponent's stored version when it is one (a member's own bot)."""
+    rated: bool = False
+    """The person opted in: the match is rated unless the fair-play rules say otherwise."""
+    opponent_name: str = ""
+    """How the page names the opponent (an offered bot's name, or ``name@version``)."""
 
     def __post_init__(self) -> None:
-        self.seat = HumanSeat(HUMAN_PREFIX + self.person)
+        self.seat = HumanSeat(self.person)
 
     @property
     def rules(self) -> RuleSet:
@@ -88,6 +109,7 @@ class Table:
             move_time_s=self.move_time_s, bank_s=self.bank_s,
             rules=RULE_SETS[self.rules_key][0],
             recorded=self.result is not None, error=self.error, reference=self.reference(),
+            rated=self.rated, player=self.person,
         )  # fmt: skip
         return state
 
@@ -108,22 +130,30 @@ class Table:
             "error": self.reference_error,
         }  # fmt: skip
 
-    def run(self, store: Store, sandbox: str | None = None) -> None:
+    def _opponent_version(self, store: Store, pool: BotPool, directory: Path) -> int:
+        if directory == self.opponent_dir and self.opponent_version_id is not None:
+            return self.opponent_version_id
+        manifest, content_hash = pool.manifest(directory)
+        return store.register_bot_version(
+            manifest.name, manifest.version or "local", content_hash, str(manifest.directory)
+        ).id
+
+    def run(self, store: Store, pool: BotPool) -> None:
         """Play and record the match (in the calling thread)."""
         seat = self.seat
-        manifest = with_bot_seed(load_manifest(self.opponent_dir), self.seed)
+        manifest, _ = pool.manifest(self.opponent_dir)
         seat.start()
         bot = None
         reference = None
         if self.reference_dir is not None:
             reference = threading.Thread(
-                target=self._play_reference, args=(store, sandbox), daemon=True,
+                target=self._play_reference, args=(store, pool), daemon=True,
                 name=f"reference-{self.table_id[:6]}",
             )  # fmt: skip
             reference.start()
         try:
             try:
-                bot = start_bot(manifest, sandbox=sandbox, cancel=self.stop_event)
+                bot = pool.lease(self.opponent_dir, OPPONENT_LANE, cancel=self.stop_event)
             except BotStartError as exc:
                 bot = None
                 players = [seat.name, manifest.name]
@@ -145,23 +175,23 @@ class Table:
                     ),
                     policy=FaultPolicy(), match_id=self.match_id, stop=self.stop_event,
                 )  # fmt: skip
-            versions = [
-                store.register_bot_version(seat.name, "person", "person", "human").id,
-                store.register_bot_version(
-                    manifest.name, manifest.version or "local",
-                    bot_content_hash(manifest.directory), str(manifest.directory),
-                ).id,
-            ]  # fmt: skip
+            person = self.person_version_id
+            if person is None:
+                person = store.register_guest(self.person.removeprefix(GUEST_PREFIX)).id
+            versions = [person, self._opponent_version(store, pool, self.opponent_dir)]
             if self.person_seat == 1:
                 versions.reverse()
-            store.record_match(result, seat_versions=(versions[0], versions[1]), rate=False)
+            # Rated only by a signed-in person's choice, a guest's never; the store's fair-play
+            # rules still apply (arena.store.rated: against their own bot it is same_owner).
+            rate = self.rated and self.person_version_id is not None
+            store.record_match(result, seat_versions=(versions[0], versions[1]), rate=rate)
             self.result = result
         except Exception as exc:  # the arena's own failure: shown on the page, not hidden
             self.error = f"the match could not be played or recorded: {exc}"
             raise
         finally:
             if bot is not None:
-                bot.stop()
+                bot.release()
             end = {"winner": None, "scores": [0, 0], "termination": "error", "detail": ""}
             if self.result is not None:
                 r = self.result
@@ -177,18 +207,16 @@ class Table:
             if reference is not None:
                 reference.join(timeout=60)
 
-    def _play_reference(self, store: Store, sandbox: str | None) -> None:
+    def _play_reference(self, store: Store, pool: BotPool) -> None:
         """The reference match: the reference bot in the person's seat, the same seed, rules
-        and opponent (seeded alike), recorded unrated beside the person's."""
+        and opponent, recorded unrated beside the person's. Its processes are on other lanes
+        than the person's opponent (``arena.humanplay.pool``): no process plays this deal twice."""
         assert self.reference_dir is not None
-        started = []
+        started: list[Any] = []
         try:
-            manifests = [
-                with_bot_seed(load_manifest(self.reference_dir), self.seed),
-                with_bot_seed(load_manifest(self.opponent_dir), self.seed),
-            ]
-            for m in manifests:
-                started.append(start_bot(m, sandbox=sandbox, cancel=self.stop_event))
+            lanes = twin_lanes(self.reference_dir, self.opponent_dir)
+            for directory, lane in zip((self.reference_dir, self.opponent_dir), lanes, strict=True):
+                started.append(pool.lease(directory, lane, cancel=self.stop_event))
             bots: list[Any] = list(started)
             if self.person_seat == 1:
                 bots.reverse()
@@ -205,10 +233,8 @@ class Table:
             # Its record shows the person's deal whole: kept back until the person is done.
             self.person_done.wait()
             versions = [
-                store.register_bot_version(
-                    m.name, m.version or "local", bot_content_hash(m.directory), str(m.directory)
-                ).id
-                for m in manifests
+                self._opponent_version(store, pool, d)
+                for d in (self.reference_dir, self.opponent_dir)
             ]
             if self.person_seat == 1:
                 versions.reverse()
@@ -218,7 +244,7 @@ class Table:
             self.reference_error = f"the reference match could not be played: {exc}"
         finally:
             for b in started:
-                b.stop()
+                b.release()
             self.seat.touch()
 
 
@@ -234,35 +260,52 @@ class Tables:
         sandbox: str | None = None,
         keep_s: float = 3600.0,
         reference: Path | None = None,
+        matches_per_process: int = 64,
     ) -> None:
         self.store = store
         self.opponents = opponents
         self.max_tables = max_tables
         self.sandbox = sandbox
         self.keep_s = keep_s
+        """A finished table's page is served this long after the end (then a 404)."""
         self.reference = reference
         """The bot that plays a person's deals for "beat the bot" (the expert by default)."""
-        """A finished table's page is served this long after the end (then a 404)."""
+        self.pool = BotPool(sandbox=sandbox, matches_per_process=matches_per_process)
+        """The opponents' processes, shared by the tables (``arena.humanplay.pool``)."""
         self._tables: dict[str, Table] = {}
         self._lock = threading.Lock()
 
     def open(
         self,
         person: str,
-        opponent: str,
+        opponent: str | Opponent,
         rules_key: str,
         move_time_s: int,
         person_seat: int,
         *,
         compare: bool = False,
         bank_s: int = 0,
+        person_version_id: int | None = None,
+        rated: bool = False,
     ) -> Table:
         """Open a table and start its match; ``TableError`` for a choice that is not offered.
-        With ``compare``, the reference bot plays the same deal in the person's seat."""
-        person = person.strip() or "guest"
-        if len(person) > 40 or "@" in person or not person.isprintable():
-            raise TableError("a name is 1-40 printable characters, no '@'")
-        if opponent not in self.opponents:
+        With ``compare``, the reference bot plays the same deal in the person's seat.
+        ``person`` is a signed-in person's player name with their ``person_version_id``, or
+        the name an anonymous visitor typed (played as ``guest:<name>``, never rated).
+        ``opponent`` is the name of an offered bot, or an ``Opponent`` the caller checked (a
+        member's own bot)."""
+        if person_version_id is None:
+            person = person.strip() or "guest"
+            if len(person) > 40 or "@" in person or not person.isprintable():
+                raise TableError("a name is 1-40 printable characters, no '@'")
+            person = GUEST_PREFIX + person
+            if rated:
+                raise TableError("only a signed-in person plays rated: sign in, or play unrated")
+        if isinstance(opponent, Opponent):
+            chosen = opponent
+        elif opponent in self.opponents:
+            chosen = Opponent(opponent, self.opponents[opponent])
+        else:
             raise TableError(f"unknown opponent {opponent!r}; offered: {', '.join(self.opponents)}")
         if rules_key not in RULE_SETS:
             raise TableError(f"unknown rule set {rules_key!r}; offered: {', '.join(RULE_SETS)}")
@@ -275,9 +318,14 @@ class Tables:
         if compare and self.reference is None:
             raise TableError("no reference bot is configured to compare with")
         try:
-            load_manifest(self.opponents[opponent])
+            _, content_hash = self.pool.manifest(chosen.directory)
         except ManifestError as exc:
-            raise TableError(f"opponent {opponent}: {exc}") from None
+            raise TableError(f"opponent {chosen.name}: {exc}") from None
+        if chosen.content_hash is not None and content_hash != chosen.content_hash:
+            raise TableError(
+                f"opponent {chosen.name}: the files in its folder are not the version it was "
+                "registered with (changed since); submit it again"
+            )
         with self._lock:
             now = time.monotonic()
             for key in [
@@ -290,10 +338,12 @@ class Tables:
                 raise TableError(f"all {self.max_tables} tables are busy: try again in a while")
             table = Table(
                 table_id=secrets.token_urlsafe(16), person=person,
-                opponent_dir=self.opponents[opponent], rules_key=rules_key,
+                opponent_dir=chosen.directory, rules_key=rules_key,
                 move_time_s=move_time_s, person_seat=person_seat,
                 seed=secrets.randbelow(2**31),
                 reference_dir=self.reference if compare else None, bank_s=bank_s,
+                person_version_id=person_version_id, opponent_version_id=chosen.version_id,
+                rated=rated, opponent_name=chosen.name,
             )  # fmt: skip
             self._tables[table.table_id] = table
         table.thread = threading.Thread(
@@ -305,7 +355,7 @@ class Tables:
     def _run(self, table: Table) -> None:
         # A failure of the arena's own is on the table (``error``), shown by its page.
         with contextlib.suppress(Exception):
-            table.run(self.store, self.sandbox)
+            table.run(self.store, self.pool)
 
     def get(self, table_id: str) -> Table | None:
         with self._lock:
@@ -324,3 +374,4 @@ class Tables:
         for t in tables:
             if t.thread is not None:
                 t.thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        self.pool.close()

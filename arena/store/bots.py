@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError, NotOwnerError, StoreError, not_owner_message
-from arena.store.models import ApiToken, Bot, BotVersion, Rating
+from arena.store.models import Account, ApiToken, Bot, BotVersion, Rating
 from arena.store.rated import member_owners
-from arena.store.rows import BotInfo, BotVersionInfo
+from arena.store.rows import HUMAN, BotInfo, BotVersionInfo
+
+PERSON_PREFIX = "human:"
+"""A signed-in person's player name: ``human:<account name>`` (never a bot's: a bot's name
+comes from its manifest, which cannot hold a ':' that the arena gives people)."""
+GUEST_PREFIX = "guest:"
+"""An anonymous visitor's player name at ``/play``: ``guest:<name they typed>``, never rated."""
+PERSON_VERSION = "person"
+"""A person's one "version" (label and content hash): a person is not rebuilt."""
 
 
 class BotsMixin(StoreCore):
@@ -49,6 +58,8 @@ class BotsMixin(StoreCore):
                         s.flush()
                     elif owner_only and bot.owner_token_id != owner_token_id:
                         raise NotOwnerError(not_owner_message(name, bot.owner_token_id))
+                    if bot.kind == HUMAN:
+                        raise StoreError(f"{name!r} is a person at /play, not a bot")
                     version = s.scalar(
                         select(BotVersion).where(
                             BotVersion.bot_id == bot.id, BotVersion.content_hash == content_hash
@@ -72,6 +83,72 @@ class BotsMixin(StoreCore):
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
+
+    def register_person(self, account_id: int) -> BotVersionInfo:
+        """The player of a signed-in person (created at their first match): kind ``human``,
+        named ``human:<account>``, owned by the account's token, so that the fair-play rules
+        hold for people too (their match against their own bot is ``same_owner``)."""
+        for attempt in range(3):
+            try:
+                with self._write() as s:
+                    account = s.get(Account, account_id)
+                    if account is None:
+                        raise NotFoundError(f"no account with id {account_id}")
+                    bot = s.scalar(select(Bot).where(Bot.account_id == account_id))
+                    if bot is None:
+                        name = PERSON_PREFIX + account.name
+                        if s.scalar(select(Bot.id).where(Bot.name == name)) is not None:
+                            # A name recorded before accounts had players: kept apart.
+                            name = f"{name}~{account_id}"
+                        bot = Bot(
+                            name=name, owner_token_id=account.token_id, kind=HUMAN,
+                            account_id=account_id,
+                        )  # fmt: skip
+                        s.add(bot)
+                        s.flush()
+                    return self._person_version(s, bot)
+            except IntegrityError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def register_guest(self, name: str) -> BotVersionInfo:
+        """The player of an anonymous visitor: kind ``human``, ``guest:<name>``, no owner."""
+        full = GUEST_PREFIX + name
+        _check_bot_name(full)
+        for attempt in range(3):
+            try:
+                with self._write() as s:
+                    bot = s.scalar(select(Bot).where(Bot.name == full))
+                    if bot is None:
+                        bot = Bot(name=full, kind=HUMAN)
+                        s.add(bot)
+                        s.flush()
+                    elif bot.kind != HUMAN:
+                        raise StoreError(f"{full!r} is a bot's name, not a person's")
+                    return self._person_version(s, bot)
+            except IntegrityError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _person_version(self, s: Any, bot: Bot) -> BotVersionInfo:
+        version = s.scalar(select(BotVersion).where(BotVersion.bot_id == bot.id))
+        if version is None:
+            version = BotVersion(
+                bot_id=bot.id, version_label=PERSON_VERSION, content_hash=PERSON_VERSION,
+                source=HUMAN, owner_token_id=bot.owner_token_id,
+            )  # fmt: skip
+            s.add(version)
+            s.flush()
+            mu, sigma = self._rater.initial()
+            s.add(Rating(bot_version_id=version.id, mu=mu, sigma=sigma))
+        return _version_info(version, bot.name)
+
+    def person_of_account(self, account_id: int) -> str | None:
+        """The player name of this account's person, None before their first match."""
+        with self._read() as s:
+            return s.scalar(select(Bot.name).where(Bot.account_id == account_id))
 
     def get_bot_version(self, ref: str | int) -> BotVersionInfo:
         """A version by id, ``name`` (its latest version) or ``name@version`` (the latest build
@@ -123,6 +200,8 @@ class BotsMixin(StoreCore):
                 versions=tuple(_version_info(v, b.name) for v in by_bot.get(b.id, [])),
                 owner_token_id=b.owner_token_id,
                 owner=owners.get(b.owner_token_id) if b.owner_token_id is not None else None,
+                kind=b.kind,
+                account_id=b.account_id,
             )
             for b in bots
         ]

@@ -38,7 +38,7 @@ from arena.store.errors import AlreadyRecordedError, NotFoundError, StoreError
 from arena.store.models import Bot, BotVersion, Match, Rating, TournamentGame
 from arena.store.rated import UnratedReason, member_owners, unrated_reason
 from arena.store.ratings_store import RatingsMixin, rating_info
-from arena.store.rows import GameStatus, MatchSummary, RatingInfo, RecordedMatch, StoredMatch
+from arena.store.rows import HUMAN, GameStatus, MatchSummary, RatingInfo, RecordedMatch, StoredMatch
 from arena.store.tournaments import TournamentsMixin
 
 
@@ -245,16 +245,17 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
             players = self._players(s, rows)
         return [_summary(r, players) for r in rows]
 
-    def _players(self, s: Session, rows: Sequence[Any]) -> dict[int, str]:
+    def _players(self, s: Session, rows: Sequence[Any]) -> dict[int, tuple[str, bool]]:
+        """Each version's ``name@version`` and whether it is a person's."""
         ids = {r.seat0_version_id for r in rows} | {r.seat1_version_id for r in rows}
         if not ids:
             return {}
         found = s.execute(
-            select(BotVersion.id, Bot.name, BotVersion.version_label)
+            select(BotVersion.id, Bot.name, BotVersion.version_label, Bot.kind)
             .join(Bot, Bot.id == BotVersion.bot_id)
             .where(BotVersion.id.in_(ids))
         ).all()
-        return {vid: f"{name}@{label}" for vid, name, label in found}
+        return {vid: (f"{name}@{label}", kind == HUMAN) for vid, name, label, kind in found}
 
 
 def _check_result(result: MatchResult) -> None:
@@ -291,14 +292,16 @@ def _decision_times(
     return (mean[0], mean[1]), (peak[0], peak[1])
 
 
-def _summary(r: Any, players: Mapping[int, str]) -> MatchSummary:
+def _summary(r: Any, players: Mapping[int, tuple[str, bool]]) -> MatchSummary:
+    seat0, seat1 = players[r.seat0_version_id], players[r.seat1_version_id]
     return MatchSummary(
         sequence=r.id,
         match_id=r.match_id,
         seed=r.seed,
         engine_version=r.engine_version,
         seat_versions=(r.seat0_version_id, r.seat1_version_id),
-        players=(players[r.seat0_version_id], players[r.seat1_version_id]),
+        players=(seat0[0], seat1[0]),
+        humans=(seat0[1], seat1[1]),
         winner=r.winner,
         scores=(r.score0, r.score1),
         hands_played=r.hands_played,

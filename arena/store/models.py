@@ -180,6 +180,11 @@ class Bot(Base):
     name: Mapped[str] = mapped_column(String(100), unique=True)
     owner_token_id: Mapped[int | None] = mapped_column(ForeignKey("api_tokens.id"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    kind: Mapped[str] = mapped_column(String(10), default="bot", server_default="bot", index=True)
+    """``bot`` or ``human``: a person who played at ``/play`` is a player like a bot."""
+    account_id: Mapped[int | None] = mapped_column(default=None, unique=True, index=True)
+    """A signed-in person's player: the account it is (one player per account; no foreign
+    key, as ``BotVersion.owner_token_id``: see migration 0010)."""
 
 
 class BotVersion(Base):

@@ -11,7 +11,7 @@ from arena.store import rating_order
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError, StoreError
 from arena.store.models import Bot, BotVersion, Rating, Setting
-from arena.store.rows import LeaderboardRow, RatingInfo
+from arena.store.rows import HUMAN, LeaderboardRow, RatingInfo, player_filter_kinds
 
 RATING_SETTINGS_KEY = "trueskill"
 
@@ -30,14 +30,22 @@ class RatingsMixin(StoreCore):
         with self._read() as s:
             return {r.bot_version_id: rating_info(r) for r in s.scalars(select(Rating))}
 
-    def leaderboard(self, *, min_matches: int = 1) -> list[LeaderboardRow]:
-        """Bot versions ranked by mu - 3 sigma; ties by mu, then name, then age."""
+    def leaderboard(self, *, min_matches: int = 1, players: str = "all") -> list[LeaderboardRow]:
+        """Bot versions ranked by mu - 3 sigma; ties by mu, then name, then age. People rated
+        at ``/play`` are in the same pool: ``players`` (``all``, ``bots``, ``humans``) says
+        whom to show; a rank is the place among those shown."""
+        try:
+            kinds = player_filter_kinds(players)
+        except ValueError as exc:
+            raise StoreError(str(exc)) from None
         with self._read() as s:
             rows = s.execute(
-                select(Rating, Bot.name, BotVersion.version_label, BotVersion.content_hash)
+                select(
+                    Rating, Bot.name, BotVersion.version_label, BotVersion.content_hash, Bot.kind
+                )
                 .join(BotVersion, BotVersion.id == Rating.bot_version_id)
                 .join(Bot, Bot.id == BotVersion.bot_id)
-                .where(Rating.matches >= min_matches)
+                .where(Rating.matches >= min_matches, Bot.kind.in_(kinds))
             ).all()
             label_counts = {
                 (name, label): n
@@ -57,7 +65,7 @@ class RatingsMixin(StoreCore):
             ),
         )
         board = []
-        for rank, (r, name, label, content_hash) in enumerate(scored, start=1):
+        for rank, (r, name, label, content_hash, kind) in enumerate(scored, start=1):
             shared = label_counts.get((name, label), 1) > 1
             shown = f"{label}+{content_hash[:8]}" if shared else label
             board.append(
@@ -74,6 +82,7 @@ class RatingsMixin(StoreCore):
                     draws=r.draws,
                     faults=r.faults,
                     bot_version_id=r.bot_version_id,
+                    human=kind == HUMAN,
                 )
             )
         return board

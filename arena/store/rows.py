@@ -10,6 +10,21 @@ from typing import Any
 from arena.ratings import conservative_score, skill_interval
 from arena.referee.record import MatchResult, Termination
 
+BOT = "bot"
+HUMAN = "human"
+"""A player's kind: a bot, or a person who played at ``/play`` (``Bot.kind``)."""
+PLAYER_FILTERS = ("all", "bots", "humans")
+"""Whom a leaderboard shows: everyone (the default), bots only, or people only."""
+
+
+def player_filter_kinds(players: str) -> tuple[str, ...]:
+    """The kinds a leaderboard filter keeps; ``ValueError`` names the filters offered."""
+    kinds = {"all": (BOT, HUMAN), "bots": (BOT,), "humans": (HUMAN,)}.get(players)
+    if kinds is None:
+        offered = ", ".join(PLAYER_FILTERS)
+        raise ValueError(f"unknown players filter {players!r}; offered: {offered}")
+    return kinds
+
 
 @dataclass(frozen=True, slots=True)
 class BotVersionInfo:
@@ -40,6 +55,14 @@ class BotInfo:
     """The API token that first submitted the bot; None for a bot registered locally."""
     owner: str | None = None
     """That token's name."""
+    kind: str = "bot"
+    """``bot`` or ``human`` (a person who played at ``/play``)."""
+    account_id: int | None = None
+    """A signed-in person's player: the account it is."""
+
+    @property
+    def human(self) -> bool:
+        return self.kind == HUMAN
 
     @property
     def latest(self) -> BotVersionInfo:
@@ -104,6 +127,8 @@ class MatchSummary:
     unrated_reason: str | None = None
     """Why it is not rated (``arena.store.rated.UnratedReason`` values); None when rated, or
     recorded before revision 0005 without one."""
+    humans: tuple[bool, bool] = (False, False)
+    """Whether each seat is a person (a player of kind ``human``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +233,8 @@ class LeaderboardRow:
     bot_version_id: int | None = None
     """The rated bot version; None in a tournament's standings and in a row received from a
     server."""
+    human: bool = False
+    """A person's rating (people rated at ``/play`` share the bots' TrueSkill pool)."""
 
     @property
     def mu_low(self) -> float:

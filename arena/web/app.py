@@ -51,6 +51,7 @@ from arena.rules.cards import card_name
 from arena.service.policy import Quotas
 from arena.store import MatchSummary, NotFoundError, NotOwnerError, Store, StoreError
 from arena.store.rated import describe_unrated
+from arena.store.rows import PLAYER_FILTERS
 from arena.tournament import tournament_standings
 from arena.tournament.botlogs import read_match_log
 from arena.tournament.runner import load_config
@@ -188,6 +189,7 @@ def match_row(
         "sequence": m.sequence,
         "players": list(m.players),
         "bots": [p.split("@")[0] for p in m.players],
+        "humans": list(m.humans),
         "winner": m.winner,
         "scores": list(m.scores),
         "hands": m.hands_played,
@@ -226,9 +228,11 @@ def leaderboard_rows_html(rows: list[dict[str, Any]], axis: dict[str, float]) ->
     for r in rows:
         bot = escape(r["bot"])
         link = escape(quote(r["bot"], safe=""))
+        human = ' <span class="badge human" title="a person">human</span>' if r["human"] else ""
         out.append(
-            f'<tr data-bot="{bot}"><td class="rank">{r["rank"]}</td>'
-            f'<td class="bot"><a href="/bots/{link}">{bot}</a></td>'
+            f'<tr data-bot="{bot}"{" data-human" if r["human"] else ""}>'
+            f'<td class="rank">{r["rank"]}</td>'
+            f'<td class="bot"><a href="/bots/{link}">{bot}</a>{human}</td>'
             f'<td class="version">{escape(r["version"])}</td>'
             f'<td class="mu num">{r["mu"]:.2f}</td><td class="sigma num">{r["sigma"]:.2f}</td>'
             f'<td class="score num"><strong>{r["score"]:.2f}</strong></td>'
@@ -355,29 +359,31 @@ class WebArena:
         min_matches = int_param(request, "min_matches", 1, 0, 10**9) or 0
         page = int_param(request, "page", 1, 1, 10**6) or 1
         per_page = int_param(request, "per_page", PAGE_ROWS, 1, MAX_PAGE_ROWS) or PAGE_ROWS
+        # Bots and people rated at /play share one pool: the filter says whom to show.
+        players = choice_param(request, "players", PLAYER_FILTERS, "all")
         if tid is not None:
-            return self._leaderboard(sort, order, tid, min_matches, page, per_page, None)
+            return self._leaderboard(sort, order, tid, min_matches, page, per_page, None, players)
         fingerprint = (
             queries.ratings_fingerprint(self.store),
             self.store.analyses_fingerprint(),
         )
-        key = ("board", sort, order, min_matches, page, per_page, fingerprint)
+        key = ("board", sort, order, min_matches, page, per_page, players, fingerprint)
         return dict(
             self.cached(
                 key,
                 lambda: self._leaderboard(
-                    sort, order, None, min_matches, page, per_page, fingerprint
+                    sort, order, None, min_matches, page, per_page, fingerprint, players
                 ),
             )
         )
 
     def _leaderboard(
         self, sort: str, order: str, tid: int | None, min_matches: int, page: int,
-        per_page: int, fingerprint: Any,
+        per_page: int, fingerprint: Any, players: str = "all",
     ) -> dict[str, Any]:
         tournament = None
         if tid is None:
-            source: list[Any] = queries.leaderboard_rows(self.store, min_matches)
+            source: list[Any] = queries.leaderboard_rows(self.store, min_matches, players)
         else:
             info, _config, standings = tournament_standings(self.store, tid)
             tournament = {"id": info.id, "status": info.status.value}
@@ -395,6 +401,7 @@ class WebArena:
                     "matches": r.matches, "wins": r.wins, "losses": r.losses,
                     "draws": r.draws, "faults": r.faults,
                     "bot_version_id": getattr(r, "bot_version_id", None),
+                    "human": getattr(r, "human", False),
                     "card_play_loss": None if loss is None else loss.per_hand,
                 }
             )
@@ -421,6 +428,7 @@ class WebArena:
             "order": order,
             "tournament": tournament,
             "min_matches": min_matches,
+            "players": players,
             "page": page,
             "per_page": per_page,
             "pages": pages,
@@ -472,6 +480,7 @@ class WebArena:
             )
         return {
             "name": detail.name,
+            "human": detail.human,
             "owner": detail.owner,
             "created_at": _when(detail.created_at),
             "versions": versions,
@@ -1098,6 +1107,8 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         lifespan=lifespan,
     )
     app.state.arena = arena
+    app.state.play_tables = tables
+    """The person tables of /play (``arena.humanplay.Tables``): their bot pool's figures."""
     return app
 
 

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from arena.ratings import conservative_score
 from arena.store import NotFoundError, RatingInfo, Store, TournamentStatus
 from arena.store.models import ApiToken, Bot, BotVersion, Match, Rating, Tournament
+from arena.store.rows import HUMAN, player_filter_kinds
 
 
 @contextmanager
@@ -46,6 +47,8 @@ class BotDetail:
     owner: str | None
     versions: tuple[VersionRow, ...]
     """Oldest first."""
+    human: bool = False
+    """A person's player (``/play``), not a bot."""
 
     @property
     def version_ids(self) -> list[int]:
@@ -91,6 +94,7 @@ def bot_detail(store: Store, name: str) -> BotDetail:
             )
             for v, r in versions
         ),
+        human=bot.kind == HUMAN,
     )
 
 
@@ -293,9 +297,10 @@ class BoardRow:
     draws: int
     faults: int
     bot_version_id: int
+    human: bool = False
 
 
-def leaderboard_rows(store: Store, min_matches: int) -> list[BoardRow]:
+def leaderboard_rows(store: Store, min_matches: int, players: str = "all") -> list[BoardRow]:
     """Every rated version, ranked as ``Store.leaderboard`` ranks them (mu - 3 sigma, then mu,
     name, age), read as plain rows: the store's facade builds ORM objects, too slow for a page
     of a thousand bots."""
@@ -304,11 +309,11 @@ def leaderboard_rows(store: Store, min_matches: int) -> list[BoardRow]:
             select(
                 Rating.bot_version_id, Rating.mu, Rating.sigma, Rating.matches, Rating.wins,
                 Rating.losses, Rating.draws, Rating.faults, Bot.name, BotVersion.version_label,
-                BotVersion.content_hash,
+                BotVersion.content_hash, Bot.kind,
             )
             .join(BotVersion, BotVersion.id == Rating.bot_version_id)
             .join(Bot, Bot.id == BotVersion.bot_id)
-            .where(Rating.matches >= min_matches)
+            .where(Rating.matches >= min_matches, Bot.kind.in_(player_filter_kinds(players)))
         ).all()
         shared = {
             (name, label)
@@ -325,7 +330,7 @@ def leaderboard_rows(store: Store, min_matches: int) -> list[BoardRow]:
             bot=r[8],
             version=f"{r[9]}+{r[10][:8]}" if (r[8], r[9]) in shared else r[9],
             mu=r[1], sigma=r[2], matches=r[3], wins=r[4], losses=r[5], draws=r[6],
-            faults=r[7], bot_version_id=r[0],
+            faults=r[7], bot_version_id=r[0], human=r[11] == HUMAN,
         )
         for r in rows
     ]

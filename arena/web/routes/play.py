@@ -1,5 +1,9 @@
 """``/play``: a person sits down against a bot, on the arena's own referee (``arena.humanplay``).
 
+A signed-in person plays as their own player (``human:<account>``, marked human everywhere),
+may opt in to a rated match (the checkbox; unrated by default) and may pick any version of
+their own bots besides the bots the organiser offers. An anonymous visitor plays unrated.
+
 The page asks for the open request with a long poll (``GET /api/play/{table}?since=N`` answers
 at once when the state is newer than ``N``, else when it changes, else after ``POLL_S``) and
 posts the answer as a form with the page's CSRF token. The table's id, unguessable, is the
@@ -22,13 +26,33 @@ from starlette.routing import Route
 
 from arena.humanplay import AnswerRefused, TableError, Tables
 from arena.humanplay.seat import TooManyListeners
-from arena.humanplay.table import RULE_SETS, Table
+from arena.humanplay.table import RULE_SETS, Opponent, Table
+from arena.store import Store
+from arena.store.bots import PERSON_PREFIX
+from arena.store.web_sessions import SessionInfo
 
 __all__ = ["PlayConfig", "play_routes"]
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[3] / "sample_bots"
 POLL_S = 20.0
 """A long poll answers after this long even when nothing changed (proxies cut idle requests)."""
+OWN_PREFIX = "mine:"
+"""The lobby form's value for a version of the person's own bot: ``mine:<version id>``."""
+
+
+def own_opponents(store: Store, me: SessionInfo | None) -> list[Opponent]:
+    """Every version of the signed-in person's bots whose files are here, newest first."""
+    if me is None:
+        return []
+    found = []
+    for bot in store.list_bots():
+        if bot.owner_token_id != me.token_id or bot.human:
+            continue
+        for v in reversed(bot.versions):
+            folder = Path(v.source)
+            if (folder / "bot.toml").is_file():
+                found.append(Opponent(v.ref, folder, v.id, v.content_hash))
+    return found
 
 
 def _sample(name: str) -> Path | None:
@@ -73,9 +97,12 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
         return table
 
     def lobby(request: Request, error: str | None = None, status: int = 200) -> Response:
+        me = arena.sessions.current(request)
         return arena.render(
             request, "play.html", status=status, title="Play · Spades Arena",
             opponents=list(config.opponents), rule_sets=RULE_SETS,
+            own=[(f"{OWN_PREFIX}{o.version_id}", o.name) for o in own_opponents(arena.store, me)],
+            player=player_of(me),
             move_time_s=config.default_move_time_s, bank_s=config.default_bank_s, error=error,
             reference=config.reference.name if config.reference else None,
         )  # fmt: skip
@@ -91,20 +118,50 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
             seat = int(form.get("seat", "0"))
         except ValueError:
             return lobby(request, "the clock, the bank and the seat are whole numbers", 400)
+        me = arena.sessions.current(request)
+        rated = form.get("rated") == "on"
+        name, person_version = form.get("name", ""), None
+        opponent: str | Opponent = form.get("opponent", "")
         try:
+            if me is not None:
+                account = arena.store.account_of_token(me.token_id)
+                if account is None:
+                    raise TableError("this sign-in has no account: sign in with a password")
+                person = arena.store.register_person(account.id)
+                name, person_version = person.name, person.id
+            if isinstance(opponent, str) and opponent.startswith(OWN_PREFIX):
+                opponent = own_opponent(me, opponent)
             table = tables.open(
-                form.get("name", ""), form.get("opponent", ""), form.get("rules", ""),
-                move_time_s, seat, compare=form.get("compare") == "on", bank_s=bank_s,
+                name, opponent, form.get("rules", ""), move_time_s, seat,
+                compare=form.get("compare") == "on", bank_s=bank_s,
+                person_version_id=person_version, rated=rated,
             )  # fmt: skip
         except TableError as exc:
             return lobby(request, str(exc), 400)
         return RedirectResponse(f"/play/{table.table_id}", status_code=303)
 
+    def player_of(me: SessionInfo | None) -> str | None:
+        """The player name a signed-in person plays as (before their first match, the one
+        their first match will give them)."""
+        account = None if me is None else arena.store.account_of_token(me.token_id)
+        if account is None:
+            return None
+        return arena.store.person_of_account(account.id) or f"{PERSON_PREFIX}{account.name}"
+
+    def own_opponent(me: SessionInfo | None, value: str) -> Opponent:
+        """The person's own bot version named by the form (``mine:<id>``), or ``TableError``."""
+        if me is None:
+            raise TableError("sign in to play your own bots")
+        for o in own_opponents(arena.store, me):
+            if f"{OWN_PREFIX}{o.version_id}" == value:
+                return o
+        raise TableError(f"{value!r} is not a version of a bot of yours with its files here")
+
     def table_page(request: Request) -> Response:
         table = table_of(request)
         return arena.render(
             request, "play_table.html", title="Playing · Spades Arena", table=table,
-            opponent=table.opponent_dir.name,
+            opponent=table.opponent_name or table.opponent_dir.name,
         )  # fmt: skip
 
     async def table_state(request: Request) -> Response:
@@ -143,7 +200,8 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
             table.seat.answer(seq, value)  # under the seat's lock only: never blocks
         except AnswerRefused as exc:
             return JSONResponse({"error": str(exc), "refused": True}, status_code=409)
-        return JSONResponse({"ok": True})
+        # The state's version after the answer: a page waits for the next change from there.
+        return JSONResponse({"ok": True, "version": table.seat.version})
 
     routes = [
         Route("/play", lobby_page, methods=["GET"]),

@@ -52,7 +52,11 @@
     try {
       const r = await fetch(`/api/play/${tableId}/answer`, { method: "POST", body, headers: { accept: "application/json" } });
       const out = await r.json();
-      if (r.ok) { $("refusal").hidden = true; root.dataset.refused = ""; }
+      if (r.ok) {
+        $("refusal").hidden = true; root.dataset.refused = "";
+        // Answered: no request is open until the next one comes (the poll brings it).
+        if (state && state.request && state.request.seq === req.seq) { state = { ...state, request: null }; render(); }
+      }
       else showRefusal(out.error || `HTTP ${r.status}`);
     } catch (e) {
       showRefusal(`the answer was not sent (${e.message}); try again`);
