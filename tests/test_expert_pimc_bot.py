@@ -1,5 +1,5 @@
-"""The expert sample bot: its inference never contradicts what it knows, its bids on clear hands,
-its repeatability, and a real match over gRPC against the heuristic."""
+"""The PIMC expert (expert_pimc, the expert before double-dummy search): its inference never
+contradicts what it knows, its bids on clear hands, its repeatability, its budget."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from arena.sdk import Clock, View
 from arena.sdk.local import load_bot, play_local
 
 ROOT = Path(__file__).resolve().parent.parent
-EXPERT = ROOT / "sample_bots" / "expert"
+EXPERT = ROOT / "sample_bots" / "expert_pimc"
 sys.path.insert(0, str(EXPERT))
 
-from spades_expert import search  # noqa: E402
-from spades_expert.inference import knowledge_of, sample_hand, sample_weighted  # noqa: E402
+from spades_pimc import search  # noqa: E402
+from spades_pimc.inference import knowledge_of, sample_hand, sample_weighted  # noqa: E402
 
 SUIT = tuple(0x1FFF << (13 * s) for s in range(4))
 
