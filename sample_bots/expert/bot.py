@@ -184,6 +184,10 @@ def make_bot() -> ExpertBot:
 
 
 if __name__ == "__main__":
+    from arena.analysis import C_SEARCH
+
+    which = "C" if C_SEARCH is not None else "Python (the C module did not load: slow)"
+    print(f"expert: double-dummy search in {which}", file=sys.stderr, flush=True)
     bot = make_bot()
     gc.freeze()  # the start-up objects stay out of every collection during the searches
     serve(bot)

@@ -55,6 +55,8 @@ NODES_PER_S = 2_000_000.0
 """The double-dummy search's speed before any is measured (positions a second)."""
 MIN_NODES = 2_000
 """A search is never given fewer positions than this (a late trick needs a few hundred)."""
+SHORT_SHARE = 0.7
+"""A search stops when the time left is worth less than this share of its last solve."""
 SEARCHES_KEPT = 4
 """Double-dummy searches (one per payoff, each with its table) kept per thread."""
 
@@ -90,6 +92,15 @@ class Limit:
         if self.deals is not None and deals >= self.deals:
             return True
         return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def short_of(self, nodes: int) -> bool:
+        """Whether the time left is too short for a solve as long as the last one (``nodes``
+        positions): the next one would likely be cut, its time lost to the hand's later
+        decisions."""
+        if self.deadline is None:
+            return False
+        left = self.deadline - time.perf_counter()
+        return left * _speed.rate < SHORT_SHARE * nodes
 
     def nodes(self) -> int | None:
         """Positions the next double-dummy solve may walk: the time left at the measured
@@ -252,9 +263,11 @@ def choose_play(
     while True:
         opp = sample_weighted(k, rng)
         h0, h1 = (k.hand, opp) if seat == 0 else (opp, k.hand)
+        before = search.nodes
         values = solve_timed(
             search.card_values, stats, h0, h1, seat, lead, won0, broken, limit.nodes()
         )
+        last = search.nodes - before
         stats.deals += 1
         if values is None:
             break  # the time ran out within the solve
@@ -265,7 +278,7 @@ def choose_play(
             differ = True
         for i in range(len(moves)):
             scores[i].append(row[i])
-        if limit.spent(deals):
+        if limit.spent(deals) or limit.short_of(last):
             break
         if deals >= RACE_FIRST:
             if not differ and deals >= SAME_DEALS:
@@ -374,7 +387,9 @@ def choose_bid(
     while True:
         opp = sample_weighted(k, rng)
         h0, h1 = (k.hand, opp) if seat == 0 else (opp, k.hand)
+        before = tricks_search.nodes
         t0 = solve_timed(tricks_search.value, stats, h0, h1, leader, -1, 0, False, limit.nodes())
+        last = tricks_search.nodes - before
         stats.deals += 1
         if t0 is None:
             break
@@ -391,12 +406,14 @@ def choose_bid(
             their_vs_nil = opp_bid if opp_bid is not None else guess_opponent_bid(opp, 0)
             pair = (0, their_vs_nil) if seat == 0 else (their_vs_nil, 0)
             nil_search = dd_search(payoff_of(view, pair))
+            before = nil_search.nodes
             v = solve_timed(nil_search.value, stats, h0, h1, leader, -1, 0, False, limit.nodes())
+            last += nil_search.nodes - before
             if v is not None:
                 assert isinstance(v, int)
                 nil_total += v if seat == 0 else -v
                 nil_deals += 1
-        if limit.spent(deals):
+        if limit.spent(deals) or limit.short_of(last):
             break
     stats.seconds += time.perf_counter() - start
     if deals == 0:  # no deal solved in time: the quick count
