@@ -259,7 +259,7 @@ def test_the_budget_keeps_a_margin_of_the_move_time() -> None:
     bot = load_bot(EXPERT)
     v = _bid_view("2c 3c 4c 5c 2d 3d 4d 5d 2h 3h 4h 5h 6h")
     bot.budget_ms = 10_000
-    assert bot.limit(v, 0.0)[0].deadline == pytest.approx(0.75)  # 1 s move time less a quarter
+    assert bot.limit(v, 0.0)[0].deadline == pytest.approx(0.5)  # 1 s move time less half
     short = View(
         **{**{f: getattr(v, f) for f in View.__dataclass_fields__}, "clock": Clock(180, 0)}
     )

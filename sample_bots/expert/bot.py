@@ -99,11 +99,11 @@ class ExpertBot(Bot):
         return Random(key)
 
     def time_cap(self, view: View) -> float:
-        """The most a search may take (seconds): the move time less a margin, a quarter of it
-        and at least ``SAFETY_MS``, left to the transport and a loaded machine. The time bank
-        is never counted on."""
+        """The most a search may take (seconds): the move time less a margin, half of it and
+        at least ``SAFETY_MS``, left to the transport and a loaded machine. The time bank is
+        never counted on."""
         move = view.clock.move_time_ms
-        return max(0, move - max(SAFETY_MS, move // 4)) / 1000
+        return max(0, move - max(SAFETY_MS, move // 2)) / 1000
 
     def share(self, view: View, bank: float) -> float:
         """This decision's part of what is left of the hand's budget: its weight over the

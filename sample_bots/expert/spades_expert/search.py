@@ -55,6 +55,9 @@ NODES_PER_S = 2_000_000.0
 """The double-dummy search's speed before any is measured (positions a second)."""
 MIN_NODES = 2_000
 """A search is never given fewer positions than this (a late trick needs a few hundred)."""
+NODE_SAFETY = 0.5
+"""A solve is given this share of the positions the time left would allow at the planned speed:
+a machine whose load rises mid-solve slows it, and an answer must never be late."""
 SHORT_SHARE = 0.7
 """A search stops when the time left is worth less than this share of its last solve."""
 SEARCHES_KEPT = 4
@@ -81,11 +84,13 @@ class Limit:
     """When a search stops: at a wall-clock time (``time.perf_counter``) or after a number of
     sampled deals. Either that is set stops it."""
 
-    __slots__ = ("deadline", "deals")
+    __slots__ = ("deadline", "deals", "measured")
 
     def __init__(self, deadline: float | None = None, deals: int | None = None) -> None:
         self.deadline = deadline
         self.deals = deals
+        self.measured = 0.0
+        """The slowest speed of this decision's solves so far (positions a second; 0: none)."""
 
     def spent(self, deals: int) -> bool:
         """Whether the search stops after ``deals`` complete deals."""
@@ -100,7 +105,7 @@ class Limit:
         if self.deadline is None:
             return False
         left = self.deadline - time.perf_counter()
-        return left * _speed.rate < SHORT_SHARE * nodes
+        return left * self.rate() < SHORT_SHARE * nodes
 
     def nodes(self) -> int | None:
         """Positions the next double-dummy solve may walk: the time left at the measured
@@ -108,7 +113,18 @@ class Limit:
         if self.deadline is None:
             return None
         left = self.deadline - time.perf_counter()
-        return max(MIN_NODES, int(left * _speed.rate))
+        return max(MIN_NODES, int(left * self.rate() * NODE_SAFETY))
+
+    def rate(self) -> float:
+        """The speed to plan with: the slower of the process's average and this decision's own
+        solves (a loaded machine slows down within seconds)."""
+        return min(_speed.rate, self.measured) if self.measured else _speed.rate
+
+    def timed(self, nodes: int, seconds: float) -> None:
+        """A solve of this decision: its speed, when long enough to time, is the plan's."""
+        if nodes >= 5_000 and seconds > 0:
+            rate = nodes / seconds
+            self.measured = rate if not self.measured else min(self.measured, rate)
 
 
 class _Speed:
@@ -119,10 +135,10 @@ class _Speed:
         self._lock = threading.Lock()
 
     def update(self, nodes: int, seconds: float) -> None:
-        if nodes < 20_000 or seconds <= 0:
+        if nodes < 5_000 or seconds <= 0:
             return  # too short to time
         with self._lock:
-            self.rate = 0.8 * self.rate + 0.2 * nodes / seconds
+            self.rate = 0.5 * self.rate + 0.5 * nodes / seconds
 
 
 _speed = _Speed()
@@ -145,8 +161,8 @@ def dd_search(payoff: tuple[int, ...]) -> SearchLike:
     return made
 
 
-def solve_timed(fn, stats: Stats, *args: object) -> object:
-    """One double-dummy call, its positions and time counted (and fed to the speed)."""
+def solve_timed(fn, stats: Stats, limit: Limit, *args: object) -> object:
+    """One double-dummy call, its positions and time counted (and fed to the speeds)."""
     search = fn.__self__
     nodes = search.nodes
     start = time.perf_counter()
@@ -154,6 +170,7 @@ def solve_timed(fn, stats: Stats, *args: object) -> object:
     seconds = time.perf_counter() - start
     walked = search.nodes - nodes
     _speed.update(walked, seconds)
+    limit.timed(walked, seconds)
     stats.nodes += walked
     stats.playouts += 1
     if out is None:
@@ -265,7 +282,7 @@ def choose_play(
         h0, h1 = (k.hand, opp) if seat == 0 else (opp, k.hand)
         before = search.nodes
         values = solve_timed(
-            search.card_values, stats, h0, h1, seat, lead, won0, broken, limit.nodes()
+            search.card_values, stats, limit, h0, h1, seat, lead, won0, broken, limit.nodes()
         )
         last = search.nodes - before
         stats.deals += 1
@@ -388,7 +405,9 @@ def choose_bid(
         opp = sample_weighted(k, rng)
         h0, h1 = (k.hand, opp) if seat == 0 else (opp, k.hand)
         before = tricks_search.nodes
-        t0 = solve_timed(tricks_search.value, stats, h0, h1, leader, -1, 0, False, limit.nodes())
+        t0 = solve_timed(
+            tricks_search.value, stats, limit, h0, h1, leader, -1, 0, False, limit.nodes()
+        )
         last = tricks_search.nodes - before
         stats.deals += 1
         if t0 is None:
@@ -407,7 +426,9 @@ def choose_bid(
             pair = (0, their_vs_nil) if seat == 0 else (their_vs_nil, 0)
             nil_search = dd_search(payoff_of(view, pair))
             before = nil_search.nodes
-            v = solve_timed(nil_search.value, stats, h0, h1, leader, -1, 0, False, limit.nodes())
+            v = solve_timed(
+                nil_search.value, stats, limit, h0, h1, leader, -1, 0, False, limit.nodes()
+            )
             last += nil_search.nodes - before
             if v is not None:
                 assert isinstance(v, int)
