@@ -259,14 +259,14 @@ def test_the_budget_keeps_a_margin_of_the_move_time() -> None:
     bot = load_bot(EXPERT)
     v = _bid_view("2c 3c 4c 5c 2d 3d 4d 5d 2h 3h 4h 5h 6h")
     bot.budget_ms = 10_000
-    assert bot.limit(v, 0.0)[0].deadline == pytest.approx(0.5)  # 1 s move time less half
+    assert bot.limit(v, 0.0)[0].deadline == pytest.approx(0.25)  # a quarter of the 1 s move
     short = View(
         **{**{f: getattr(v, f) for f in View.__dataclass_fields__}, "clock": Clock(180, 0)}
     )
     assert bot.limit(short, 5.0)[0].deadline == pytest.approx(5.03)  # 180 ms less 150
     bot.budget_ms = 100
     deadline = bot.limit(v, 0.0)[0].deadline
-    assert 0.1 < deadline <= 0.25 + 1e-9  # the bid gets more than a budget, at most 2.5
+    assert 0.1 < deadline <= 0.2 + 1e-9  # the bid gets more than a budget, at most 2
 
 
 def _play_positions(count: int, seed: int = 11):

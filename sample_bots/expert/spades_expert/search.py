@@ -49,9 +49,14 @@ RACE_Z = 3.0
 the leader (the search stops once one card is left)."""
 RACE_FIRST = 6
 """Deals every candidate sees before the race is looked at."""
+RACE_EVERY = 6
+"""Deals between two looks at the race at least (a quarter of the deals so far at most)."""
+MAX_DEALS = 200
+"""Deals a decision solves at most: the averages have settled long before, and the time left
+goes to the hand's later decisions (and to the machine)."""
 SAME_DEALS = 12
 """Deals with no difference at all between the candidates after which the search stops."""
-NODES_PER_S = 2_000_000.0
+NODES_PER_S = 500_000.0
 """The double-dummy search's speed before any is measured (positions a second)."""
 MIN_NODES = 2_000
 """A search is never given fewer positions than this (a late trick needs a few hundred)."""
@@ -276,6 +281,7 @@ def choose_play(
     active = list(range(len(moves)))
     start = time.perf_counter()
     deals = 0
+    check = RACE_FIRST
     differ = False
     while True:
         opp = sample_weighted(k, rng)
@@ -295,9 +301,10 @@ def choose_play(
             differ = True
         for i in range(len(moves)):
             scores[i].append(row[i])
-        if limit.spent(deals) or limit.short_of(last):
+        if limit.spent(deals) or limit.short_of(last) or deals >= MAX_DEALS:
             break
-        if deals >= RACE_FIRST:
+        if deals >= check:
+            check = deals + max(RACE_EVERY, deals // 4)
             if not differ and deals >= SAME_DEALS:
                 break
             active = race(scores, active, deals)
@@ -434,7 +441,7 @@ def choose_bid(
                 assert isinstance(v, int)
                 nil_total += v if seat == 0 else -v
                 nil_deals += 1
-        if limit.spent(deals) or limit.short_of(last):
+        if limit.spent(deals) or limit.short_of(last) or deals >= MAX_DEALS:
             break
     stats.seconds += time.perf_counter() - start
     if deals == 0:  # no deal solved in time: the quick count
