@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -331,3 +332,24 @@ def test_a_limited_search_stops_with_none_and_leaves_its_table_sound(python: boo
         assert search.value(*_args(p)) == best
         with pytest.raises(ValueError, match="limit is None or a number of positions >= 1"):
             search.value(*_args(p), 0)
+
+
+@pytest.mark.parametrize("python", [True, False])
+def test_a_search_past_its_deadline_stops_with_none(python: bool) -> None:
+    if not python and C_SEARCH is None:
+        pytest.skip("the C search was not built")
+    rng = random.Random(19)
+    while True:  # a position whose search walks more than 1,024 positions
+        p = Position.of(random_play_position(rng, 13, RuleSet()))
+        cold = new_search(p.payoff())
+        exact = cold.card_values(*_args(p))
+        if cold.nodes > 5000:
+            break
+    search = new_search(p.payoff(), python=python)
+    past = time.monotonic() - 1.0
+    assert search.card_values(*_args(p), None, past) is None  # stopped at its 1024th position
+    assert 1000 <= search.nodes <= 1100
+    later = time.monotonic() + 3600.0
+    assert search.card_values(*_args(p), None, later) == exact
+    with pytest.raises(ValueError, match=r"deadline is None or a time\.monotonic\(\) > 0"):
+        search.value(*_args(p), None, -1.0)

@@ -11,6 +11,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #define TABLE_BITS 18
 #define SPADES_FIRST 39
@@ -35,7 +36,8 @@ typedef struct {
     int payoff[14];
     Entry *table;
     unsigned long long nodes;
-    unsigned long long limit; /* stop once nodes reach this (0: never), see search_call */
+    unsigned long long limit; /* stop once nodes reach this (0: never) */
+    double deadline;          /* or once CLOCK_MONOTONIC reaches this (0: never) */
     int stopped;
 } SearchObject;
 
@@ -119,6 +121,15 @@ static int ordered_moves(uint64_t cards, uint64_t other, int lead, int first, in
 static int search(SearchObject *s, uint64_t h0, uint64_t h1, int mover, int lead, int won0,
                   int broken, int alpha, int beta);
 
+/* Whether the monotonic clock (Python's time.monotonic and time.perf_counter on Linux) has
+ * reached `deadline` seconds; 0 is no deadline. Read every 1024 positions: some 20 ns each. */
+static inline int past(double deadline) {
+    if (deadline <= 0) return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec >= deadline;
+}
+
 static inline int child(SearchObject *s, uint64_t h0, uint64_t h1, int mover, int lead, int won0,
                         int broken, int card, int alpha, int beta) {
     uint64_t bit = UINT64_C(1) << card;
@@ -139,7 +150,7 @@ static inline Entry *slot_of(SearchObject *s, uint64_t h0, uint64_t h1, uint32_t
 
 static int search(SearchObject *s, uint64_t h0, uint64_t h1, int mover, int lead, int won0,
                   int broken, int alpha, int beta) {
-    if (++s->nodes >= s->limit && s->limit) {
+    if ((++s->nodes >= s->limit && s->limit) || ((s->nodes & 1023) == 0 && past(s->deadline))) {
         s->stopped = 1; /* every caller up the stack returns at once and stores nothing */
         return 0;
     }
@@ -269,6 +280,7 @@ static int Search_init(SearchObject *self, PyObject *args, PyObject *kwds) {
     }
     self->nodes = 0;
     self->limit = 0;
+    self->deadline = 0;
     self->stopped = 0;
     return 0;
 }
@@ -281,16 +293,26 @@ static void Search_dealloc(SearchObject *self) {
 /* Reads and checks (h0, h1, to_act, lead, won0, broken): a position the search can walk. */
 static int parse_position(SearchObject *self, PyObject *args, uint64_t *h0, uint64_t *h1,
                           int *to_act, int *lead, int *won0, int *broken) {
-    PyObject *o0, *o1, *limit = Py_None;
+    PyObject *o0, *o1, *limit = Py_None, *deadline = Py_None;
     if (self->table == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Search.__init__ was not called");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "O!O!iiip|O", &PyLong_Type, &o0, &PyLong_Type, &o1, to_act, lead,
-                          won0, broken, &limit))
+    if (!PyArg_ParseTuple(args, "O!O!iiip|OO", &PyLong_Type, &o0, &PyLong_Type, &o1, to_act,
+                          lead, won0, broken, &limit, &deadline))
         return -1;
     self->limit = 0;
+    self->deadline = 0;
     self->stopped = 0;
+    if (deadline != Py_None) {
+        double d = PyFloat_AsDouble(deadline);
+        if (d == -1.0 && PyErr_Occurred()) return -1;
+        if (!(d > 0)) {
+            PyErr_SetString(PyExc_ValueError, "deadline is None or a time.monotonic() > 0");
+            return -1;
+        }
+        self->deadline = d;
+    }
     if (limit != Py_None) {
         long long n = PyLong_AsLongLong(limit);
         if (n == -1 && PyErr_Occurred()) return -1;
@@ -407,11 +429,13 @@ static PyObject *Search_get_payoff(SearchObject *self, void *closure) {
 
 static PyMethodDef Search_methods[] = {
     {"value", (PyCFunction)Search_value, METH_VARARGS,
-     "value(h0, h1, to_act, lead, won0, broken, limit=None): the position's value for seat 0, "
-     "or None once the search has walked limit positions."},
+     "value(h0, h1, to_act, lead, won0, broken, limit=None, deadline=None): the position's "
+     "value for seat 0, or None once the search has walked limit positions or time.monotonic() "
+     "has reached deadline."},
     {"card_values", (PyCFunction)Search_card_values, METH_VARARGS,
-     "card_values(h0, h1, to_act, lead, won0, broken, limit=None): {card: value for seat 0} of "
-     "every legal card, or None once the search has walked limit positions."},
+     "card_values(h0, h1, to_act, lead, won0, broken, limit=None, deadline=None): {card: value "
+     "for seat 0} of every legal card, or None once the search has walked limit positions or "
+     "time.monotonic() has reached deadline."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Search_getset[] = {

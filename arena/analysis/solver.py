@@ -32,6 +32,7 @@ class SearchLike(Protocol):
         won0: int,
         broken: bool,
         limit: int | None = None,
+        deadline: float | None = None,
     ) -> int | None: ...
 
     def card_values(
@@ -43,6 +44,7 @@ class SearchLike(Protocol):
         won0: int,
         broken: bool,
         limit: int | None = None,
+        deadline: float | None = None,
     ) -> dict[int, int] | None: ...
 
 

@@ -120,6 +120,12 @@ class Limit:
         left = self.deadline - time.perf_counter()
         return max(MIN_NODES, int(left * self.rate() * NODE_SAFETY))
 
+    def clock_deadline(self) -> float | None:
+        """The deadline on ``time.monotonic``'s clock, the one the C search reads."""
+        if self.deadline is None:
+            return None
+        return max(1e-6, time.monotonic() + self.deadline - time.perf_counter())
+
     def rate(self) -> float:
         """The speed to plan with: the slower of the process's average and this decision's own
         solves (a loaded machine slows down within seconds)."""
@@ -288,7 +294,17 @@ def choose_play(
         h0, h1 = (k.hand, opp) if seat == 0 else (opp, k.hand)
         before = search.nodes
         values = solve_timed(
-            search.card_values, stats, limit, h0, h1, seat, lead, won0, broken, limit.nodes()
+            search.card_values,
+            stats,
+            limit,
+            h0,
+            h1,
+            seat,
+            lead,
+            won0,
+            broken,
+            limit.nodes(),
+            limit.clock_deadline(),
         )
         last = search.nodes - before
         stats.deals += 1
@@ -413,7 +429,17 @@ def choose_bid(
         h0, h1 = (k.hand, opp) if seat == 0 else (opp, k.hand)
         before = tricks_search.nodes
         t0 = solve_timed(
-            tricks_search.value, stats, limit, h0, h1, leader, -1, 0, False, limit.nodes()
+            tricks_search.value,
+            stats,
+            limit,
+            h0,
+            h1,
+            leader,
+            -1,
+            0,
+            False,
+            limit.nodes(),
+            limit.clock_deadline(),
         )
         last = tricks_search.nodes - before
         stats.deals += 1
@@ -434,7 +460,17 @@ def choose_bid(
             nil_search = dd_search(payoff_of(view, pair))
             before = nil_search.nodes
             v = solve_timed(
-                nil_search.value, stats, limit, h0, h1, leader, -1, 0, False, limit.nodes()
+                nil_search.value,
+                stats,
+                limit,
+                h0,
+                h1,
+                leader,
+                -1,
+                0,
+                False,
+                limit.nodes(),
+                limit.clock_deadline(),
             )
             last += nil_search.nodes - before
             if v is not None:
