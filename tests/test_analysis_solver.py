@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -305,3 +306,50 @@ def test_the_analysis_imports_only_the_rules_and_the_engine_not_the_analysis() -
                 assert node.module.startswith(("arena.rules", "arena.analysis")), path
     for path in (root / "rules").glob("*.py"):
         assert "arena.analysis" not in path.read_text(), path
+
+
+@pytest.mark.parametrize("python", [True, False])
+def test_a_limited_search_stops_with_none_and_leaves_its_table_sound(python: bool) -> None:
+    if not python and C_SEARCH is None:
+        pytest.skip("the C search was not built")
+    rng = random.Random(17)
+    checked = 0
+    while checked < 6:
+        p = Position.of(random_play_position(rng, 8, RuleSet()))
+        payoff = p.payoff()
+        cold = new_search(payoff, python=python)
+        exact = cold.card_values(*_args(p))
+        if cold.nodes < 10:
+            continue  # settled by the payoff's bounds at once: nothing to stop
+        checked += 1
+        search = new_search(payoff, python=python)
+        assert search.card_values(*_args(p), 3) is None  # stopped after 3 positions
+        assert search.value(*_args(p), 1) is None
+        before = search.nodes
+        assert search.card_values(*_args(p), 10**9) == exact  # what was stored is still right
+        assert search.nodes > before
+        best = max(exact.values()) if p.to_act == 0 else min(exact.values())
+        assert search.value(*_args(p)) == best
+        with pytest.raises(ValueError, match="limit is None or a number of positions >= 1"):
+            search.value(*_args(p), 0)
+
+
+@pytest.mark.parametrize("python", [True, False])
+def test_a_search_past_its_deadline_stops_with_none(python: bool) -> None:
+    if not python and C_SEARCH is None:
+        pytest.skip("the C search was not built")
+    rng = random.Random(19)
+    while True:  # a position whose search walks more than 1,024 positions
+        p = Position.of(random_play_position(rng, 13, RuleSet()))
+        cold = new_search(p.payoff())
+        exact = cold.card_values(*_args(p))
+        if cold.nodes > 5000:
+            break
+    search = new_search(p.payoff(), python=python)
+    past = time.monotonic() - 1.0
+    assert search.card_values(*_args(p), None, past) is None  # stopped at its 1024th position
+    assert 1000 <= search.nodes <= 1100
+    later = time.monotonic() + 3600.0
+    assert search.card_values(*_args(p), None, later) == exact
+    with pytest.raises(ValueError, match=r"deadline is None or a time\.monotonic\(\) > 0"):
+        search.value(*_args(p), None, -1.0)

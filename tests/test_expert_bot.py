@@ -1,15 +1,20 @@
-"""The expert sample bot: its inference never contradicts what it knows, its bids on clear hands,
-its repeatability, and a real match over gRPC against the heuristic."""
+"""The expert sample bot (PIMC over double-dummy solves): its sampled deals never contradict
+what it knows and lean on the draw's evidence, it plays the double-dummy best card when the deal
+is known, never an illegal card, falls back on a fast policy under a tiny budget, bids clear
+hands right, and plays a real match over gRPC."""
 
 from __future__ import annotations
 
 import random
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from arena.rules import Decision, Match, RuleSet, mask_of, parse_card
+from arena.analysis import Position, new_search, solve
+from arena.rules import Decision, Match, RuleSet, cards_of, mask_of, parse_card
 from arena.rules.observation import SeatView
 from arena.sdk import Clock, View
 from arena.sdk.local import load_bot, play_local
@@ -124,10 +129,103 @@ def _bid_view(hand: str, opp_bid: int | None = None) -> View:
     )
 
 
+def test_good_unseen_cards_lean_into_the_opponents_hand() -> None:
+    """The draw's evidence: a sensible drawer keeps good cards, so an unseen ace is likelier in
+    the opponent's hand than on the pile, a low card less likely; the bot's own discards never."""
+    m = Match(8, RuleSet())
+    rng = random.Random(1)
+    while m.decision is not Decision.BID:
+        if m.decision is Decision.DOUBLE_NIL:
+            m.apply(False)
+        else:
+            m.apply(m.random_action(rng))
+    view = view_of(m)
+    k = knowledge_of(view)
+    good = [c for c in k.pool if c % 13 >= 10 and c < 39]
+    poor = [c for c in k.pool if c % 13 <= 5 and c < 39]
+    assert good and poor
+    held = dict.fromkeys(k.pool, 0)
+    n = 3000
+    for _ in range(n):
+        hand = sample_hand(k, rng)
+        assert hand & mask_of(view.own_discards) == 0 and hand & view.hand_mask == 0
+        for c in k.pool:
+            held[c] += hand >> c & 1
+    share_good = sum(held[c] for c in good) / (n * len(good))
+    share_poor = sum(held[c] for c in poor) / (n * len(poor))
+    assert share_good > 1.3 * share_poor, (share_good, share_poor)
+
+
+def test_a_known_deal_is_played_as_the_double_dummy_solver_plays_it() -> None:
+    """With the opponent's cards known (the knowledge narrowed to them), every sampled deal is
+    the real one and PIMC must play a card the solver finds best."""
+    checked = 0
+    for truth, view in _play_positions(120, seed=21):
+        if len(view.legal_cards) < 2:
+            continue
+        k = knowledge_of(view)
+        opp = mask_of(truth)
+        known = cards_of(opp)
+        k = replace(k, pool=known, weights=(-1.0,) * len(known), discards=(), discard_draws=0)
+        card = search.choose_play(view, k, random.Random(1), search.Limit(deals=2))
+        seats = view.seats
+        hands = (k.hand, opp) if view.seat == 0 else (opp, k.hand)
+        trick = view.current_trick
+        p = Position(
+            hands=hands,
+            to_act=view.seat,
+            lead=trick.cards[0] if trick is not None else -1,
+            tricks_won=(seats[0].tricks_won, seats[1].tricks_won),
+            bids=(seats[0].bid or 0, seats[1].bid or 0),
+            double_nil=(seats[0].double_nil, seats[1].double_nil),
+            bags=(seats[0].bags, seats[1].bags),
+            spades_broken=view.spades_broken,
+            rules=view.rules,
+        )
+        payoff = search.payoff_of(view, p.bids)
+        best = solve(p, new_search(payoff))
+        assert best.card_values[card] == best.value, (view, card, best)
+        checked += 1
+    assert checked > 60
+
+
+def test_every_card_is_legal_and_a_tiny_budget_falls_back_on_the_fast_policy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(search, "MIN_NODES", 1)
+    fallbacks = 0
+    for _, view in _play_positions(200, seed=5):
+        k = knowledge_of(view)
+        stats = search.Stats()
+        past = search.Limit(deadline=time.perf_counter() - 1.0)  # no time at all
+        card = search.choose_play(view, k, random.Random(2), past, stats)
+        assert card in view.legal_cards
+        if stats.playouts:
+            assert stats.cut == stats.playouts == 1  # the one solve tried was cut
+            fallbacks += 1
+        card = search.choose_play(view, k, random.Random(2), search.Limit(deals=2))
+        assert card in view.legal_cards
+    assert fallbacks > 50
+
+
+def test_a_bid_with_no_time_is_still_a_legal_bid(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "MIN_NODES", 1)
+    for hand in (
+        "As Ks Qs Js Ac Kc Ad Kd Ah Kh 2c 2d 2h",
+        "2c 3c 4c 5c 2d 3d 4d 5d 2h 3h 4h 5h 6h",
+    ):
+        view = _bid_view(hand, opp_bid=3)
+        stats = search.Stats()
+        bid = search.choose_bid(
+            view, knowledge_of(view), random.Random(1), search.Limit(deadline=0.0), stats
+        )
+        assert bid in view.legal_bids and stats.cut == 1
+
+
 @pytest.fixture
 def expert(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("ARENA_BOT_SEED", "3")
-    monkeypatch.setenv("EXPERT_SIMS", "60")
+    monkeypatch.setenv("EXPERT_SIMS", "40")
     return load_bot(EXPERT)
 
 
@@ -150,7 +248,7 @@ def test_the_bot_is_repeatable_with_a_seed_and_a_fixed_count(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ARENA_BOT_SEED", "9")
-    monkeypatch.setenv("EXPERT_SIMS", "8")
+    monkeypatch.setenv("EXPERT_SIMS", "4")
     heuristic = load_bot(ROOT / "sample_bots" / "heuristic")
     rules = RuleSet(max_hands=2)
     runs = [play_local(load_bot(EXPERT), heuristic, seed=4, rules=rules) for _ in range(2)]
@@ -161,14 +259,14 @@ def test_the_budget_keeps_a_margin_of_the_move_time() -> None:
     bot = load_bot(EXPERT)
     v = _bid_view("2c 3c 4c 5c 2d 3d 4d 5d 2h 3h 4h 5h 6h")
     bot.budget_ms = 10_000
-    assert bot.limit(v, 0.0)[0].deadline == pytest.approx(0.75)  # 1 s move time less a quarter
+    assert bot.limit(v, 0.0)[0].deadline == pytest.approx(0.25)  # a quarter of the 1 s move
     short = View(
         **{**{f: getattr(v, f) for f in View.__dataclass_fields__}, "clock": Clock(180, 0)}
     )
     assert bot.limit(short, 5.0)[0].deadline == pytest.approx(5.03)  # 180 ms less 150
     bot.budget_ms = 100
     deadline = bot.limit(v, 0.0)[0].deadline
-    assert 0.1 < deadline <= 0.25 + 1e-9  # the bid gets more than a budget, at most 2.5
+    assert 0.1 < deadline <= 0.2 + 1e-9  # the bid gets more than a budget, at most 2
 
 
 def _play_positions(count: int, seed: int = 11):
@@ -184,70 +282,6 @@ def _play_positions(count: int, seed: int = 11):
             out.append((m.hand(m.to_act ^ 1), view_of(m, tuple(m.legal_actions()))))
         m.apply(m.random_action(rng))
     return out
-
-
-def test_forced_moves_are_played_without_a_search() -> None:
-    forced = 0
-    for _, view in _play_positions(300):
-        k = knowledge_of(view)
-        runs = search.equivalent_moves(view.legal_cards, k.possible)
-        if len(runs) > 1:
-            continue
-        stats = search.Stats()
-        card = search.choose_play(view, k, random.Random(1), search.Limit(deals=50), stats)
-        assert card in view.legal_cards
-        if len(view.legal_cards) == 1:
-            assert card == view.legal_cards[0]
-        assert stats.deals == 0
-        forced += 1
-    assert forced > 30
-
-
-def test_the_race_keeps_the_leader_and_drops_only_the_clearly_worse() -> None:
-    rng = random.Random(2)
-    n = 60  # more than SAME_DEALS
-    base = [rng.choice((0.0, 10.0, -50.0, 40.0)) for _ in range(n)]
-    noise = [rng.gauss(0, 40) for _ in range(n)]
-    noise = [x - sum(noise) / n - 1 for x in noise]  # a point worse on average, give or take 40
-    scores = [
-        [x + 5 for x in base],  # the best on every deal
-        [x + rng.choice((-3.0, 3.0)) for x in base],  # clearly worse
-        [x + 5 for x in base],  # the same as the best: kept
-        [x + 5 + e for x, e in zip(base, noise, strict=True)],  # too noisy to tell
-    ]
-    keep, settled = search.race(scores, [0, 1, 2, 3], n)
-    assert keep == [0, 2, 3] and not settled
-    keep, settled = search.race(scores[:3], [0, 2], n)
-    assert keep == [0, 2] and settled  # no deal tells them apart
-    keep, settled = search.race(scores, [0, 1], n)
-    assert keep == [0] and settled
-
-
-def test_a_search_past_its_deadline_plays_one_deal() -> None:
-    for _, view in _play_positions(40, seed=3):
-        k = knowledge_of(view)
-        if len(search.equivalent_moves(view.legal_cards, k.possible)) < 2:
-            continue
-        stats = search.Stats()
-        card = search.choose_play(view, k, random.Random(1), search.Limit(deadline=0.0), stats)
-        assert card in view.legal_cards and stats.deals == 1
-
-
-def test_a_hand_never_spends_more_than_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ARENA_BOT_SEED", "4")
-    monkeypatch.setenv("EXPERT_WORK", "600")
-    expert = load_bot(EXPERT)
-    runs = [
-        play_local(
-            expert, load_bot(ROOT / "sample_bots" / "random"), seed=2, rules=RuleSet(max_hands=2)
-        )
-        for _ in range(2)
-    ]
-    assert runs[0].hand_results == runs[1].hand_results  # the work budget is repeatable
-    hands = 2 * len(runs[0].hand_results)
-    overshoot = expert.searches * (13 + search.DEAL_WORK)  # a search ends within a play-out
-    assert expert.stats.work <= hands * expert.hand_searches * 600 + overshoot
-    assert expert.stats.work > hands * 600  # and the budget is used
 
 
 def test_double_nil_only_when_far_behind_near_the_end() -> None:
@@ -270,20 +304,22 @@ def test_double_nil_only_when_far_behind_near_the_end() -> None:
     assert search.choose_double_nil(dn_view(300, 460))
 
 
-@pytest.mark.slow
-def test_a_real_match_over_grpc_against_the_heuristic() -> None:
+def test_a_real_match_over_grpc_against_random() -> None:
+    """Real processes over real gRPC, the bot's default budget and the default clock."""
     from arena.referee import ClockConfig, Termination, play_match, verify
     from arena.runtime import load_manifest, start_bot
 
     with (
         start_bot(load_manifest(EXPERT)) as a,
-        start_bot(load_manifest(ROOT / "sample_bots" / "heuristic")) as b,
+        start_bot(load_manifest(ROOT / "sample_bots" / "random")) as b,
     ):
         result = play_match(
             (a, b),
             seed=3,
-            rules=RuleSet(target_score=200, max_hands=6),
+            rules=RuleSet(target_score=150, max_hands=3),
             clock=ClockConfig(move_time_ms=1000),
         )
     assert result.termination in (Termination.TARGET_REACHED, Termination.HAND_LIMIT)
+    assert result.faults == (0, 0)
+    assert result.winner == 0, result.scores
     verify(result)

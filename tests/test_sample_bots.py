@@ -30,7 +30,7 @@ def bot(name: str) -> Bot:
 
 def test_every_sample_bot_has_a_manifest_in_the_documented_format() -> None:
     dirs = sorted(p for p in SAMPLES.iterdir() if p.is_dir() and not p.name.startswith("."))
-    assert {p.name for p in dirs} >= {*PYTHON_BOTS, "node_random"}
+    assert {p.name for p in dirs} >= {*PYTHON_BOTS, "expert", "expert_pimc", "node_random"}
     for d in dirs:
         with (d / "bot.toml").open("rb") as f:
             manifest = tomllib.load(f)
@@ -63,7 +63,7 @@ def test_a_compiled_sample_bot_not_yet_built_is_skipped_with_the_reason(tmp_path
 
 def test_the_runtime_reads_every_sample_manifest() -> None:
     manifest = pytest.importorskip("arena.runtime.manifest")
-    for name in (*PYTHON_BOTS, "node_random"):
+    for name in (*PYTHON_BOTS, "expert", "expert_pimc", "node_random"):
         m = manifest.load_manifest(SAMPLES / name)
         assert m.name == name
 

@@ -11,6 +11,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #define TABLE_BITS 18
 #define SPADES_FIRST 39
@@ -35,6 +36,9 @@ typedef struct {
     int payoff[14];
     Entry *table;
     unsigned long long nodes;
+    unsigned long long limit; /* stop once nodes reach this (0: never) */
+    double deadline;          /* or once CLOCK_MONOTONIC reaches this (0: never) */
+    int stopped;
 } SearchObject;
 
 static inline int beats(int lead, int card) {
@@ -117,6 +121,15 @@ static int ordered_moves(uint64_t cards, uint64_t other, int lead, int first, in
 static int search(SearchObject *s, uint64_t h0, uint64_t h1, int mover, int lead, int won0,
                   int broken, int alpha, int beta);
 
+/* Whether the monotonic clock (Python's time.monotonic and time.perf_counter on Linux) has
+ * reached `deadline` seconds; 0 is no deadline. Read every 1024 positions: some 20 ns each. */
+static inline int past(double deadline) {
+    if (deadline <= 0) return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec >= deadline;
+}
+
 static inline int child(SearchObject *s, uint64_t h0, uint64_t h1, int mover, int lead, int won0,
                         int broken, int card, int alpha, int beta) {
     uint64_t bit = UINT64_C(1) << card;
@@ -137,7 +150,10 @@ static inline Entry *slot_of(SearchObject *s, uint64_t h0, uint64_t h1, uint32_t
 
 static int search(SearchObject *s, uint64_t h0, uint64_t h1, int mover, int lead, int won0,
                   int broken, int alpha, int beta) {
-    s->nodes++;
+    if ((++s->nodes >= s->limit && s->limit) || ((s->nodes & 1023) == 0 && past(s->deadline))) {
+        s->stopped = 1; /* every caller up the stack returns at once and stores nothing */
+        return 0;
+    }
     int n = __builtin_popcountll(h0 | h1);
     int left = lead >= 0 ? (n + 1) / 2 : n / 2;
     int lo = s->payoff[won0], hi = lo;
@@ -175,6 +191,7 @@ static int search(SearchObject *s, uint64_t h0, uint64_t h1, int mover, int lead
         best = -INF;
         for (int i = 0; i < count; i++) {
             int v = child(s, h0, h1, 0, lead, won0, broken, moves[i], alpha, beta);
+            if (s->stopped) return 0;
             if (v > best) {
                 best = v;
                 best_card = moves[i];
@@ -188,6 +205,7 @@ static int search(SearchObject *s, uint64_t h0, uint64_t h1, int mover, int lead
         best = INF;
         for (int i = 0; i < count; i++) {
             int v = child(s, h0, h1, 1, lead, won0, broken, moves[i], alpha, beta);
+            if (s->stopped) return 0;
             if (v < best) {
                 best = v;
                 best_card = moves[i];
@@ -261,6 +279,9 @@ static int Search_init(SearchObject *self, PyObject *args, PyObject *kwds) {
         memset(self->table, 0, ((size_t)1 << TABLE_BITS) * sizeof(Entry));
     }
     self->nodes = 0;
+    self->limit = 0;
+    self->deadline = 0;
+    self->stopped = 0;
     return 0;
 }
 
@@ -272,14 +293,35 @@ static void Search_dealloc(SearchObject *self) {
 /* Reads and checks (h0, h1, to_act, lead, won0, broken): a position the search can walk. */
 static int parse_position(SearchObject *self, PyObject *args, uint64_t *h0, uint64_t *h1,
                           int *to_act, int *lead, int *won0, int *broken) {
-    PyObject *o0, *o1;
+    PyObject *o0, *o1, *limit = Py_None, *deadline = Py_None;
     if (self->table == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "Search.__init__ was not called");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "O!O!iiip", &PyLong_Type, &o0, &PyLong_Type, &o1, to_act, lead,
-                          won0, broken))
+    if (!PyArg_ParseTuple(args, "O!O!iiip|OO", &PyLong_Type, &o0, &PyLong_Type, &o1, to_act,
+                          lead, won0, broken, &limit, &deadline))
         return -1;
+    self->limit = 0;
+    self->deadline = 0;
+    self->stopped = 0;
+    if (deadline != Py_None) {
+        double d = PyFloat_AsDouble(deadline);
+        if (d == -1.0 && PyErr_Occurred()) return -1;
+        if (!(d > 0)) {
+            PyErr_SetString(PyExc_ValueError, "deadline is None or a time.monotonic() > 0");
+            return -1;
+        }
+        self->deadline = d;
+    }
+    if (limit != Py_None) {
+        long long n = PyLong_AsLongLong(limit);
+        if (n == -1 && PyErr_Occurred()) return -1;
+        if (n < 1) {
+            PyErr_SetString(PyExc_ValueError, "limit is None or a number of positions >= 1");
+            return -1;
+        }
+        self->limit = self->nodes + (unsigned long long)n;
+    }
     *h0 = PyLong_AsUnsignedLongLong(o0);
     if (*h0 == (uint64_t)-1 && PyErr_Occurred()) return -1;
     *h1 = PyLong_AsUnsignedLongLong(o1);
@@ -311,7 +353,12 @@ static PyObject *Search_value(SearchObject *self, PyObject *args) {
     uint64_t h0, h1;
     int to_act, lead, won0, broken;
     if (parse_position(self, args, &h0, &h1, &to_act, &lead, &won0, &broken) < 0) return NULL;
-    return PyLong_FromLong(search(self, h0, h1, to_act, lead, won0, broken, -INF, INF));
+    int v;
+    Py_BEGIN_ALLOW_THREADS /* the search touches no Python object: other threads run meanwhile */
+    v = search(self, h0, h1, to_act, lead, won0, broken, -INF, INF);
+    Py_END_ALLOW_THREADS
+    if (self->stopped) Py_RETURN_NONE;
+    return PyLong_FromLong(v);
 }
 
 static PyObject *Search_card_values(SearchObject *self, PyObject *args) {
@@ -331,7 +378,14 @@ static PyObject *Search_card_values(SearchObject *self, PyObject *args) {
     uint64_t stops = other | (lead >= 0 ? UINT64_C(1) << lead : 0);
     for (int i = 0; i < count; i++) {
         int card = moves[i];
-        int v = child(self, h0, h1, to_act, lead, won0, broken, card, -INF, INF);
+        int v;
+        Py_BEGIN_ALLOW_THREADS
+        v = child(self, h0, h1, to_act, lead, won0, broken, card, -INF, INF);
+        Py_END_ALLOW_THREADS
+        if (self->stopped) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
         PyObject *value = PyLong_FromLong(v);
         if (value == NULL) goto fail;
         /* the run of `card`: it and the legal cards above it up to a stop */
@@ -375,10 +429,13 @@ static PyObject *Search_get_payoff(SearchObject *self, void *closure) {
 
 static PyMethodDef Search_methods[] = {
     {"value", (PyCFunction)Search_value, METH_VARARGS,
-     "value(h0, h1, to_act, lead, won0, broken): the position's value for seat 0."},
+     "value(h0, h1, to_act, lead, won0, broken, limit=None, deadline=None): the position's "
+     "value for seat 0, or None once the search has walked limit positions or time.monotonic() "
+     "has reached deadline."},
     {"card_values", (PyCFunction)Search_card_values, METH_VARARGS,
-     "card_values(h0, h1, to_act, lead, won0, broken): {card: value for seat 0} of every legal "
-     "card."},
+     "card_values(h0, h1, to_act, lead, won0, broken, limit=None, deadline=None): {card: value "
+     "for seat 0} of every legal card, or None once the search has walked limit positions or "
+     "time.monotonic() has reached deadline."},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Search_getset[] = {
@@ -390,7 +447,8 @@ static PyTypeObject SearchType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "arena.analysis._dd.Search",
     .tp_basicsize = sizeof(SearchObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Alpha-beta double-dummy search of one hand under a payoff (seat 0 maximises).",
+    .tp_doc = "Alpha-beta double-dummy search of one hand under a payoff (seat 0 maximises). "
+              "The search runs without the GIL: use one Search from one thread at a time.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Search_init,
     .tp_dealloc = (destructor)Search_dealloc,

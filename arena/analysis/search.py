@@ -21,6 +21,7 @@ analysing a whole hand reuses what earlier positions found.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 SPADES_FIRST = 39
@@ -68,7 +69,7 @@ def groups(cards: int, other: int, lead: int) -> list[tuple[int, int]]:
 class Search:
     """Alpha-beta search of one hand's play under a fixed payoff (seat 0 maximises)."""
 
-    __slots__ = ("nodes", "payoff", "table")
+    __slots__ = ("_deadline", "_limit", "nodes", "payoff", "table")
 
     def __init__(self, payoff: Sequence[int]) -> None:
         if len(payoff) != 14:
@@ -76,23 +77,62 @@ class Search:
         self.payoff = tuple(int(v) for v in payoff)
         self.table: dict[tuple[int, int, int, bool, int], tuple[int, int, int]] = {}
         self.nodes = 0
+        self._limit = 0
+        self._deadline = 0.0
 
-    def value(self, h0: int, h1: int, to_act: int, lead: int, won0: int, broken: bool) -> int:
-        """The value, for seat 0, of the position with ``to_act`` to play."""
+    def _start(self, limit: int | None, deadline: float | None) -> None:
+        if limit is not None and limit < 1:
+            raise ValueError("limit is None or a number of positions >= 1")
+        if deadline is not None and not deadline > 0:
+            raise ValueError("deadline is None or a time.monotonic() > 0")
+        self._limit = 0 if limit is None else self.nodes + limit
+        self._deadline = deadline or 0.0
+
+    def value(
+        self,
+        h0: int,
+        h1: int,
+        to_act: int,
+        lead: int,
+        won0: int,
+        broken: bool,
+        limit: int | None = None,
+        deadline: float | None = None,
+    ) -> int | None:
+        """The value, for seat 0, of the position with ``to_act`` to play; None once the search
+        has walked ``limit`` positions or ``time.monotonic()`` has reached ``deadline`` (what
+        it finished stays in its table)."""
         _check(h0, h1, to_act, lead, won0)
-        return self._search(h0, h1, to_act, lead, won0, broken, -INF, INF)
+        self._start(limit, deadline)
+        try:
+            return self._search(h0, h1, to_act, lead, won0, broken, -INF, INF)
+        except _Stopped:
+            return None
 
     def card_values(
-        self, h0: int, h1: int, to_act: int, lead: int, won0: int, broken: bool
-    ) -> dict[int, int]:
-        """Every legal card of ``to_act`` and the value, for seat 0, of playing it."""
+        self,
+        h0: int,
+        h1: int,
+        to_act: int,
+        lead: int,
+        won0: int,
+        broken: bool,
+        limit: int | None = None,
+        deadline: float | None = None,
+    ) -> dict[int, int] | None:
+        """Every legal card of ``to_act`` and the value, for seat 0, of playing it; None once
+        the search has walked ``limit`` positions or reached ``deadline``."""
         _check(h0, h1, to_act, lead, won0)
         hand, other = (h0, h1) if to_act == 0 else (h1, h0)
         if not hand:
             raise ValueError("the hand is over: no card to play")
+        self._start(limit, deadline)
         out: dict[int, int] = {}
         for low, run in groups(_legal(hand, lead, broken), other, lead):
-            value = self._child(h0, h1, to_act, lead, won0, broken, low, -INF, INF)
+            try:
+                value = self._child(h0, h1, to_act, lead, won0, broken, low, -INF, INF)
+            except _Stopped:
+                return None
             while run:
                 bit = run & -run
                 run ^= bit
@@ -134,6 +174,10 @@ class Search:
         beta: int,
     ) -> int:
         self.nodes += 1
+        if self.nodes >= self._limit > 0 or (
+            self._deadline and not self.nodes & 1023 and time.monotonic() >= self._deadline
+        ):
+            raise _Stopped
         payoff = self.payoff
         left = (h0 | h1).bit_count()
         left = (left + 1) // 2 if lead >= 0 else left // 2
@@ -190,6 +234,10 @@ class Search:
             else:
                 self.table[key] = (best, best, best_card)
         return best
+
+
+class _Stopped(Exception):
+    """The search walked its limit of positions: unwinds it, storing nothing on the way."""
 
 
 def _check(h0: int, h1: int, to_act: int, lead: int, won0: int) -> None:

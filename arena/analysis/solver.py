@@ -23,11 +23,29 @@ every analysis, so results of an older solver can be found and recomputed."""
 class SearchLike(Protocol):
     nodes: int
 
-    def value(self, h0: int, h1: int, to_act: int, lead: int, won0: int, broken: bool) -> int: ...
+    def value(
+        self,
+        h0: int,
+        h1: int,
+        to_act: int,
+        lead: int,
+        won0: int,
+        broken: bool,
+        limit: int | None = None,
+        deadline: float | None = None,
+    ) -> int | None: ...
 
     def card_values(
-        self, h0: int, h1: int, to_act: int, lead: int, won0: int, broken: bool
-    ) -> dict[int, int]: ...
+        self,
+        h0: int,
+        h1: int,
+        to_act: int,
+        lead: int,
+        won0: int,
+        broken: bool,
+        limit: int | None = None,
+        deadline: float | None = None,
+    ) -> dict[int, int] | None: ...
 
 
 try:
@@ -71,6 +89,7 @@ def solve(position: Position, search: SearchLike | None = None) -> Solution:
         search = new_search(position.payoff())
     sign = 1 if position.to_act == 0 else -1
     values = search.card_values(*_args(position))
+    assert values is not None  # no limit: the search runs to the end
     mover = {card: sign * v for card, v in values.items()}
     return Solution(value=max(mover.values()), card_values=mover)
 
@@ -83,6 +102,7 @@ def max_tricks(position: Position, search: SearchLike | None = None) -> tuple[in
     if search is None:
         search = new_search(trick_payoff())
     won0 = search.value(*_args(position))
+    assert won0 is not None  # no limit
     return won0, TRICKS - won0
 
 

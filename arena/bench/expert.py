@@ -3,8 +3,9 @@
 For each time budget the expert (``sample_bots/expert``) plays an opponent over duplicate pairs
 in-process (``arena.sdk.local``: the engine and the real protocol conversion, no sockets), and
 the bot's own counters give the simulations it ran: sampled deals and play-outs per searched
-decision (bids and plays with a choice), the mean search time per searched decision (the bot
-shares a hand's time out over its decisions, so single decisions take more or less than the
+decision (bids and plays with a choice; for the expert a play-out is a double-dummy solve, for
+``expert_pimc`` a play-out of a simple policy), the mean search time per searched decision (the
+bot shares a hand's time out over its decisions, so single decisions take more or less than the
 budget) and play-outs per second of search.
 """
 

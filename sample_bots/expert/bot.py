@@ -1,25 +1,28 @@
-"""Expert: a search bot that samples the hidden cards and plays the hand out, many times.
+"""Expert: PIMC over exact play-outs. It samples the hidden cards and solves each sampled deal
+with a double-dummy search, many times.
 
 - Inference (spades_expert.inference): the opponent's hand is sampled from the cards it may hold
   (not ours, not played, not our discards unless its exchange drew them, not in a suit it has
-  shown void), leaning towards hands that fit its bid.
-- Play: Perfect Information Monte Carlo over those deals, each card scored by the hand's points
-  for both players under the match situation (bags, Nils, the target).
-- Bid: the expected value of every bid, and of Nil, over simulated deals; Double Nil as a
-  gamble when far behind an opponent near the target.
+  shown void), leaning towards hands that fit its bid and towards the good cards its draw
+  would have kept.
+- Play: Perfect Information Monte Carlo over those deals, each solved exactly by the
+  double-dummy search of ``arena.analysis`` (the C search), every card valued by the hand's
+  points for both players under the match situation (bags, Nils, the target).
+- Bid: the expected value of every bid over the double-dummy tricks of sampled deals, and of
+  Nil over the deals solved under a Nil's payoff; Double Nil as a gamble when far behind an
+  opponent near the target.
 - Draw and exchange: fast card values, no search.
 
 The time is ``EXPERT_BUDGET_MS`` (100 by default, set in bot.toml) per searched decision on
 average: a hand has ``HAND_SEARCHES`` budgets, shared out over its bid and plays by weight, the
-early ones (whose deals cost most and matter most) getting more, and a search ends early once its
-race is settled (one candidate clearly best, or none told apart by any deal); what it leaves goes
-to the hand's later decisions. One decision never takes more than ``MAX_SHARE`` budgets, nor
-more than the move time minus a safety margin. Forced moves are not searched. ``EXPERT_SIMS``
-instead fixes the number of sampled deals per decision, and ``EXPERT_WORK`` the work (tricks
-played out) per decision on average, shared out as the time is: both are independent of the
-machine's load. With ``ARENA_BOT_SEED`` each decision's generator is derived from the seed and the
-decision's place in its match: with ``EXPERT_SIMS`` or ``EXPERT_WORK`` the bot is then fully
-repeatable; with a time budget, repeatable up to how many deals the time allowed.
+early ones (whose deals cost most and matter most) getting more, and a search ends early once one
+card is clearly best; what it leaves goes to the hand's later decisions. One decision never takes
+more than ``MAX_SHARE`` budgets, nor more than the move time minus a safety margin: every
+double-dummy solve is given the positions it may walk in the time left, and one that reaches
+them is dropped (with no deal solved, a fast policy plays). Forced moves are not searched.
+``EXPERT_SIMS`` instead fixes the number of sampled deals per decision (independent of the
+machine's load). With ``ARENA_BOT_SEED`` each decision's generator is derived from the seed and
+the decision's place in its match: with ``EXPERT_SIMS`` the bot is then fully repeatable.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ SAFETY_MS = 150
 HAND_SEARCHES = 15
 """Searched decisions in a hand on average (the bid and the plays with a real choice): a hand's
 time is this many budgets, shared out over its decisions by ``share``."""
-MAX_SHARE = 2.5
+MAX_SHARE = 2.0
 """No decision takes more than this many budgets."""
 SHARE_POWER = 2.0
 """A decision's weight in the hand's time: the tricks left to the power of this (the bid
@@ -69,21 +72,17 @@ class ExpertBot(Bot):
         budget_ms: int = DEFAULT_BUDGET_MS,
         seed: int | None = None,
         sims: int | None = None,
-        work: int | None = None,
     ) -> None:
         self.budget_ms = budget_ms
         self.seed = seed
         self.sims = sims
         """Sampled deals per decision (every searched decision the same), instead of time."""
-        self.work = work
-        """Work units (tricks played out) per searched decision on average, instead of time:
-        the budget as a load-independent count, shared out over the hand as the time is."""
         self.share_power = SHARE_POWER
         self.stats = search.Stats()
         """Simulations of every search so far (for the benchmarks)."""
         self.searches = 0
         self._banks: dict[tuple[str, int, int], float] = {}
-        """What is left of each hand's budget (seconds, or work units), by match, hand, seat."""
+        """What is left of each hand's budget (seconds), by match, hand, seat."""
         self._lock = threading.Lock()
         self._rng = Random()
 
@@ -100,11 +99,12 @@ class ExpertBot(Bot):
         return Random(key)
 
     def time_cap(self, view: View) -> float:
-        """The most a search may take (seconds): the move time less a margin, a quarter of it
-        and at least ``SAFETY_MS``, left to the transport and a loaded machine. The time bank
-        is never counted on."""
+        """The most a search may take (seconds): a quarter of the move time, and at least
+        ``SAFETY_MS`` short of it: the rest is left to the transport and a loaded machine (on
+        a busy machine an answer planned at 250 ms was seen to take 900). The time bank is
+        never counted on."""
         move = view.clock.move_time_ms
-        return max(0, move - max(SAFETY_MS, move // 4)) / 1000
+        return max(0, min(move // 4, move - SAFETY_MS)) / 1000
 
     def share(self, view: View, bank: float) -> float:
         """This decision's part of what is left of the hand's budget: its weight over the
@@ -120,12 +120,10 @@ class ExpertBot(Bot):
         key = (view.match_id, view.hand_number, view.seat)
         if self.sims is not None:  # a fixed number of deals: repeatable whatever the load
             return search.Limit(deals=max(1, self.sims)), key
-        unit = self.work if self.work is not None else self.budget_ms / 1000
+        unit = self.budget_ms / 1000
         with self._lock:
             bank = self._banks.setdefault(key, unit * self.hand_searches)
         allowance = min(self.share(view, bank), MAX_SHARE * unit)
-        if self.work is not None:
-            return search.Limit(work=max(1, int(allowance))), key
         return search.Limit(deadline=start + max(0.0, min(allowance, self.time_cap(view)))), key
 
     def knowledge(self, view: View):
@@ -138,15 +136,13 @@ class ExpertBot(Bot):
         rng = self.rng(view)
         stats = search.Stats()
         result = fn(view, k, rng, limit, stats)
-        used = stats.work if self.work is not None else time.perf_counter() - start
+        used = time.perf_counter() - start
         with self._lock:
             if key in self._banks:
                 self._banks[key] -= used
             self.searches += 1
-            self.stats.deals += stats.deals
-            self.stats.playouts += stats.playouts
-            self.stats.work += stats.work
-            self.stats.seconds += stats.seconds
+            for name in search.Stats.__slots__:
+                setattr(self.stats, name, getattr(self.stats, name) + getattr(stats, name))
         return result
 
     # -- decisions --------------------------------------------------------------------------
@@ -185,11 +181,14 @@ def make_bot() -> ExpertBot:
         budget_ms=_env_int("EXPERT_BUDGET_MS") or DEFAULT_BUDGET_MS,
         seed=_env_int("ARENA_BOT_SEED"),
         sims=_env_int("EXPERT_SIMS"),
-        work=_env_int("EXPERT_WORK"),
     )
 
 
 if __name__ == "__main__":
+    from arena.analysis import C_SEARCH
+
+    which = "C" if C_SEARCH is not None else "Python (the C module did not load: slow)"
+    print(f"expert: double-dummy search in {which}", file=sys.stderr, flush=True)
     bot = make_bot()
     gc.freeze()  # the start-up objects stay out of every collection during the searches
     serve(bot)

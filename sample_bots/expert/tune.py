@@ -2,9 +2,9 @@
 
     python sample_bots/expert/tune.py PAIRS FIRST_SEED [name=value ...]
 
-A name is an attribute of the bot (``work``, ``sims``, ``budget_ms``, ``share_power``) or a
-constant of one of its modules (``search.RACE_Z``, ``search.BID_SHADE``, ``inference.KEEP_WEIGHT``
-…). With ``work`` or ``sims`` the run is repeatable and independent of the machine's load (run
+A name is an attribute of the bot (``sims``, ``budget_ms``, ``share_power``) or a
+constant of one of its modules (``search.BID_SHADE``, ``search.RACE_Z``, ``inference.KEEP_WEIGHT``
+…). With ``sims`` the run is repeatable and independent of the machine's load (run
 settings side by side to compare them); with neither, the bot thinks ``budget_ms`` of wall
 clock. ``OPP`` names the opponent's directory (heuristic by default), ``ARENA_BOT_SEED`` the
 bot's seed (0 by default).
@@ -38,7 +38,7 @@ def main(argv: list[str]) -> None:
     pairs, first = int(argv[0]), int(argv[1])
     os.environ.setdefault("ARENA_BOT_SEED", "0")
     bot = load_bot(HERE)
-    bot.sims = bot.work = None  # type: ignore[attr-defined]
+    bot.sims = None  # type: ignore[attr-defined]
     for arg in argv[2:]:
         name, _, value = arg.partition("=")
         module, _, constant = name.rpartition(".")
@@ -63,7 +63,9 @@ def main(argv: list[str]) -> None:
         "draws": result.draws,
         "win_rate": round(result.win_rate, 3),
         "deals_per_search": round(stats.deals / searches, 1),
-        "work_per_search": round(stats.work / searches),
+        "solves_per_search": round(stats.playouts / searches, 1),
+        "cut_solves": stats.cut,
+        "kilonodes_per_search": round(stats.nodes / searches / 1000, 1),
         "ms_per_search": round(1000 * stats.seconds / searches, 1),
         "seconds": round(time.perf_counter() - start),
     }

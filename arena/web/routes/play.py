@@ -61,7 +61,7 @@ def _sample(name: str) -> Path | None:
 
 
 def _sample_opponents() -> dict[str, Path]:
-    names = ("random", "cautious", "heuristic", "expert")
+    names = ("random", "cautious", "heuristic", "expert_pimc", "expert")
     return {n: SAMPLE_BOTS / n for n in names if (SAMPLE_BOTS / n / "bot.toml").is_file()}
 
 

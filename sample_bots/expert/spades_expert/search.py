@@ -1,93 +1,192 @@
-"""The searches: PIMC for the play, simulation-based bidding (Nil included), and the fast choices.
+"""The searches: PIMC with double-dummy play, simulation-based bidding (Nil included), and the
+fast choices.
 
-Play (Perfect Information Monte Carlo): sample a deal of the opponent's hand consistent with
-everything known (``inference``), play every candidate card in it and the rest of the hand with
-the ``rollout`` policy for both players, and score the end of the hand; repeat until the time
-budget is spent, and play the card of best average. All candidates see the same deals.
+Play (Perfect Information Monte Carlo, as GIB plays bridge): sample a deal of the opponent's hand
+consistent with everything known (``inference``), solve it exactly with the double-dummy search
+of ``arena.analysis`` (every legal card's value when both play perfectly from here, valued by
+the hand's points under the match situation), and play the card of best average over the
+sampled deals.
 
-Bidding (after "Bidding in Spades", Cohensius et al. 2020): sample deals, play each out once
-taking every trick it can and, when Nil is plausible, once more playing for Nil, and pick the
-bid whose expected value over those deals is best.
+Bidding (after "Bidding in Spades", Cohensius et al. 2020): sample deals, count the tricks each
+gives the bot when both take all the tricks they can (double dummy), and pick the bid whose
+expected value over those counts is best; Nil is valued by solving the deal under a Nil's payoff.
 
 A hand's value is its points for both players under the match situation: the engine's scoring
 (``arena.rules.settle``: bids, Nil, Double Nil, bags and their penalty) from the current scores
 and bags, bags carried counted as the future penalty they bring, and a bonus for winning (or
 against losing) the match with this hand.
+
+A double-dummy search cannot be interrupted from Python, so each is given a number of positions
+to walk at most (``limit``): the time left at the search's measured speed. A search that reaches
+it gives nothing, and the decision rests on the deals solved before; with none, the card comes
+from a fast play policy (``rollout.choose``) on one sampled deal.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from random import Random
 
+from arena.analysis import new_search, trick_payoff
+from arena.analysis.solver import SearchLike
 from arena.rules import RuleSet, settle
-from arena.rules.playout import FOLLOWER_WINS
 from arena.sdk import View
 from spades_expert.inference import Knowledge, estimate_tricks, sample_weighted
-from spades_expert.rollout import playout
+from spades_expert.rollout import choose as policy_choose
+from spades_expert.rollout import mode_of
 
 BAG_COST = 8.0
 """What a bag carried to later hands costs, in points (10 bags are -100, R-5.5)."""
-BID_SHADE = 1.0
-"""Tricks taken off each simulated count before scoring a bid: the play-outs see both hands,
-so they take more tricks than a real hand does. 1.0 won 158 of 200 matches against heuristic
-where 1.5 won 149 and 0.5 148, on the same 200 deals (``EXPERT_WORK=3000``, in-process;
-docs/benchmarks.md)."""
+BID_SHADE = 0.5
+"""Tricks taken off each double-dummy count before scoring a bid: the solver sees both hands, so
+it takes more tricks than a real hand does."""
 MATCH_BONUS = 400.0
 """The value of ending the match with a win (minus it for a loss), in points."""
-
-
 RACE_Z = 3.0
 """How many standard errors of the paired difference make a candidate card clearly worse than
-the leader of the race (and dropped from it)."""
-RACE_FIRST = 16
-"""Deals every candidate sees before any is dropped."""
-RACE_EVERY = 8
+the leader (the search stops once one card is left)."""
+RACE_FIRST = 6
+"""Deals every candidate sees before the race is looked at."""
+RACE_EVERY = 6
 """Deals between two looks at the race at least (a quarter of the deals so far at most)."""
-SAME_DEALS = 48
-"""Deals with no difference at all between the candidates left after which the search stops."""
-DEAL_WORK = 2
-"""A sampled deal's cost in work units (a unit is one trick played out)."""
+MAX_DEALS = 200
+"""Deals a decision solves at most: the averages have settled long before, and the time left
+goes to the hand's later decisions (and to the machine)."""
+SAME_DEALS = 12
+"""Deals with no difference at all between the candidates after which the search stops."""
+NODES_PER_S = 500_000.0
+"""The double-dummy search's speed before any is measured (positions a second)."""
+MIN_NODES = 2_000
+"""A search is never given fewer positions than this (a late trick needs a few hundred)."""
+NODE_SAFETY = 0.5
+"""A solve is given this share of the positions the time left would allow at the planned speed:
+a machine whose load rises mid-solve slows it, and an answer must never be late."""
+SHORT_SHARE = 0.7
+"""A search stops when the time left is worth less than this share of its last solve."""
+SEARCHES_KEPT = 4
+"""Double-dummy searches (one per payoff, each with its table) kept per thread."""
 
 
 class Stats:
-    """Simulations run by one search, for the benchmarks."""
+    """Work done by one search, for the benchmarks: sampled deals, double-dummy solves (and
+    how many were cut by their limit), positions searched, seconds."""
 
-    __slots__ = ("deals", "playouts", "seconds", "work")
+    __slots__ = ("cut", "deals", "nodes", "playouts", "seconds", "work")
 
     def __init__(self) -> None:
         self.deals = 0
         self.playouts = 0
+        """Double-dummy solves (the name the benchmarks print)."""
+        self.cut = 0
+        self.nodes = 0
         self.work = 0
         self.seconds = 0.0
 
 
 class Limit:
-    """When a search stops: at a wall-clock time (``time.perf_counter``), after a number of
-    sampled deals, or after a number of work units (tricks played out, a load-independent
-    measure of CPU time, ``DEAL_WORK`` a deal). Any of them that is set stops it."""
+    """When a search stops: at a wall-clock time (``time.perf_counter``) or after a number of
+    sampled deals. Either that is set stops it."""
 
-    __slots__ = ("deadline", "deals", "work")
+    __slots__ = ("deadline", "deals", "measured")
 
-    def __init__(
-        self, deadline: float | None = None, deals: int | None = None, work: int | None = None
-    ) -> None:
+    def __init__(self, deadline: float | None = None, deals: int | None = None) -> None:
         self.deadline = deadline
         self.deals = deals
-        self.work = work
+        self.measured = 0.0
+        """The slowest speed of this decision's solves so far (positions a second; 0: none)."""
 
-    def spent(self, deals: int, work: int) -> bool:
-        """Whether the search stops after ``deals`` complete deals and ``work`` units."""
+    def spent(self, deals: int) -> bool:
+        """Whether the search stops after ``deals`` complete deals."""
         if self.deals is not None and deals >= self.deals:
             return True
-        return self.cut(work)
-
-    def cut(self, work: int) -> bool:
-        """Whether the search stops within a deal (the time or the work is spent; a count of
-        deals always finishes its last deal)."""
-        if self.work is not None and work >= self.work:
-            return True
         return self.deadline is not None and time.perf_counter() >= self.deadline
+
+    def short_of(self, nodes: int) -> bool:
+        """Whether the time left is too short for a solve as long as the last one (``nodes``
+        positions): the next one would likely be cut, its time lost to the hand's later
+        decisions."""
+        if self.deadline is None:
+            return False
+        left = self.deadline - time.perf_counter()
+        return left * self.rate() < SHORT_SHARE * nodes
+
+    def nodes(self) -> int | None:
+        """Positions the next double-dummy solve may walk: the time left at the measured
+        speed (None: no deadline, no limit)."""
+        if self.deadline is None:
+            return None
+        left = self.deadline - time.perf_counter()
+        return max(MIN_NODES, int(left * self.rate() * NODE_SAFETY))
+
+    def clock_deadline(self) -> float | None:
+        """The deadline on ``time.monotonic``'s clock, the one the C search reads."""
+        if self.deadline is None:
+            return None
+        return max(1e-6, time.monotonic() + self.deadline - time.perf_counter())
+
+    def rate(self) -> float:
+        """The speed to plan with: the slower of the process's average and this decision's own
+        solves (a loaded machine slows down within seconds)."""
+        return min(_speed.rate, self.measured) if self.measured else _speed.rate
+
+    def timed(self, nodes: int, seconds: float) -> None:
+        """A solve of this decision: its speed, when long enough to time, is the plan's."""
+        if nodes >= 5_000 and seconds > 0:
+            rate = nodes / seconds
+            self.measured = rate if not self.measured else min(self.measured, rate)
+
+
+class _Speed:
+    """The double-dummy search's positions a second, a moving average over this process."""
+
+    def __init__(self) -> None:
+        self.rate = NODES_PER_S
+        self._lock = threading.Lock()
+
+    def update(self, nodes: int, seconds: float) -> None:
+        if nodes < 5_000 or seconds <= 0:
+            return  # too short to time
+        with self._lock:
+            self.rate = 0.5 * self.rate + 0.5 * nodes / seconds
+
+
+_speed = _Speed()
+_local = threading.local()
+
+
+def dd_search(payoff: tuple[int, ...]) -> SearchLike:
+    """This thread's double-dummy search for ``payoff``: its table kept between the decisions
+    of a hand (every world of every decision shares the payoff), a few payoffs at a time."""
+    cache: OrderedDict[tuple[int, ...], SearchLike] | None = getattr(_local, "searches", None)
+    if cache is None:
+        cache = _local.searches = OrderedDict()
+    found = cache.get(payoff)
+    if found is not None:
+        cache.move_to_end(payoff)
+        return found
+    if len(cache) >= SEARCHES_KEPT:
+        cache.popitem(last=False)
+    made = cache[payoff] = new_search(payoff)
+    return made
+
+
+def solve_timed(fn, stats: Stats, limit: Limit, *args: object) -> object:
+    """One double-dummy call, its positions and time counted (and fed to the speeds)."""
+    search = fn.__self__
+    nodes = search.nodes
+    start = time.perf_counter()
+    out = fn(*args)
+    seconds = time.perf_counter() - start
+    walked = search.nodes - nodes
+    _speed.update(walked, seconds)
+    limit.timed(walked, seconds)
+    stats.nodes += walked
+    stats.playouts += 1
+    if out is None:
+        stats.cut += 1
+    return out
 
 
 def hand_values(
@@ -111,9 +210,27 @@ def hand_values(
     return values
 
 
-def equivalent_moves(legal: tuple[int, ...], possible: int) -> list[int]:
+def payoff_of(view: View, bids: tuple[int, int]) -> tuple[int, ...]:
+    """The double-dummy payoff of the hand for seat 0 (``hand_values`` rounded): seat 0
+    maximises it and seat 1 minimises it, as the search wants."""
+    seats = view.seats
+    values = hand_values(
+        view.rules,
+        0,
+        bids,
+        (seats[0].double_nil, seats[1].double_nil),
+        (seats[0].score, seats[1].score),
+        (seats[0].bags, seats[1].bags),
+    )
+    return tuple(round(v) for v in values)
+
+
+def equivalent_moves(legal: tuple[int, ...], possible: int, lead: int = -1) -> list[int]:
     """The legal cards, one per run of cards of a suit with no card between them that the
-    opponent may hold: playing either of a run changes nothing (the higher one is kept)."""
+    opponent may hold, nor the card led: playing either of a run changes nothing (the higher
+    one is kept)."""
+    if lead >= 0:
+        possible |= 1 << lead
     out: list[int] = []
     for c in sorted(legal):
         if out and out[-1] // 13 == c // 13:
@@ -125,96 +242,104 @@ def equivalent_moves(legal: tuple[int, ...], possible: int) -> list[int]:
     return out
 
 
+def keep_order(card: int) -> tuple[int, int]:
+    """Among cards of equal value, the one to part with: the lowest rank, a side card before a
+    spade (the high cards and the spades keep their power for later)."""
+    return (-(card % 13), -(card >= 39))
+
+
+def fallback_play(view: View, k: Knowledge, rng: Random) -> int:
+    """A card without search: the fast play policy on one sampled deal."""
+    seat = view.seat
+    seats = view.seats
+    me, opp = seats[seat], seats[seat ^ 1]
+    mode = mode_of(me.bid or 0, me.tricks_won, opp.bid or 0, opp.tricks_won, view.tricks_left)
+    trick = view.current_trick
+    lead = trick.cards[0] if trick is not None else -1
+    card = policy_choose(k.hand, sample_weighted(k, rng), lead, view.spades_broken, mode)
+    return card if card in view.legal_cards else view.legal_cards[0]
+
+
 def choose_play(
     view: View, k: Knowledge, rng: Random, limit: Limit, stats: Stats | None = None
 ) -> int:
-    """The card to play by PIMC: the best average over sampled deals.
+    """The card to play by PIMC over double-dummy solves: the best average over sampled deals.
 
-    A race over the candidates: all see the same deals, and from ``RACE_FIRST`` deals on a
-    candidate whose paired loss to the leader is more than ``RACE_Z`` standard errors is dropped,
-    so the deals left go to the cards still in contention. The search ends when one candidate is
-    left, when all have scored the same on every deal for ``SAME_DEALS`` deals (no deal tells
-    them apart), or when ``limit`` is spent. Forced moves (one legal card, or only cards of one
-    run that are worth the same, ``equivalent_moves``) are played without a search."""
+    Stops when ``limit`` is spent, when one candidate is clearly best (``RACE_Z``), or when no
+    deal has told the candidates apart in ``SAME_DEALS`` deals. Forced moves (one legal card, or
+    only cards of one run) are played without a search."""
+    stats = stats if stats is not None else Stats()
     legal = view.legal_cards
     if len(legal) == 1:
         return legal[0]
-    moves = equivalent_moves(legal, k.possible)
+    trick = view.current_trick
+    lead = trick.cards[0] if trick is not None else -1
+    moves = equivalent_moves(legal, k.possible, lead)
     if len(moves) == 1:
         return moves[0]
     seat = view.seat
     seats = view.seats
-    bids = (seats[0].bid or 0, seats[1].bid or 0)
-    dn = (seats[0].double_nil, seats[1].double_nil)
-    values = hand_values(
-        view.rules,
-        seat,
-        bids,
-        dn,
-        (seats[0].score, seats[1].score),
-        (seats[0].bags, seats[1].bags),
-    )
-    if seat == 1:
-        values = values[::-1]  # indexed by the tricks of seat 0, as playout returns them
-    won0 = [seats[0].tricks_won, seats[1].tricks_won]
-    trick = view.current_trick
-    lead = trick.cards[0] if trick is not None else -1
+    search = dd_search(payoff_of(view, (seats[0].bid or 0, seats[1].bid or 0)))
+    sign = 1 if seat == 0 else -1
+    won0 = seats[0].tricks_won
     broken = view.spades_broken
-    hand = k.hand
-    left = 13 - won0[0] - won0[1]
     scores: list[list[float]] = [[] for _ in moves]
     active = list(range(len(moves)))
     start = time.perf_counter()
-    deals = playouts = work = 0
+    deals = 0
     check = RACE_FIRST
+    differ = False
     while True:
         opp = sample_weighted(k, rng)
+        h0, h1 = (k.hand, opp) if seat == 0 else (opp, k.hand)
+        before = search.nodes
+        values = solve_timed(
+            search.card_values,
+            stats,
+            limit,
+            h0,
+            h1,
+            seat,
+            lead,
+            won0,
+            broken,
+            limit.nodes(),
+            limit.clock_deadline(),
+        )
+        last = search.nodes - before
+        stats.deals += 1
+        if values is None:
+            break  # the time ran out within the solve
+        assert isinstance(values, dict)
         deals += 1
-        work += DEAL_WORK
-        cut = False
-        for i in active:
-            if deals > 1 and limit.cut(work):
-                cut = True  # the budget is spent: stop within the deal, not after it
-                break
-            card = moves[i]
-            hands = [0, 0]
-            hands[seat] = hand ^ (1 << card)
-            hands[seat ^ 1] = opp
-            won = won0[:]
-            b = broken or card >= 39
-            if lead < 0:
-                t0 = playout(hands, seat ^ 1, card, b, won, bids)
-            else:
-                winner = seat if FOLLOWER_WINS[lead * 52 + card] else seat ^ 1
-                won[winner] += 1
-                t0 = playout(hands, winner, -1, b, won, bids)
-            scores[i].append(values[t0])
-            playouts += 1
-            work += left
-        if cut or limit.spent(deals, work):
+        row = [sign * values[moves[i]] for i in range(len(moves))]
+        if min(row) != max(row):
+            differ = True
+        for i in range(len(moves)):
+            scores[i].append(row[i])
+        if limit.spent(deals) or limit.short_of(last) or deals >= MAX_DEALS:
             break
         if deals >= check:
             check = deals + max(RACE_EVERY, deals // 4)
-            active, settled = race(scores, active, deals)
-            if settled:
+            if not differ and deals >= SAME_DEALS:
                 break
-    if stats is not None:
-        stats.deals += deals
-        stats.playouts += playouts
-        stats.work += work
-        stats.seconds += time.perf_counter() - start
-    best = max(active, key=lambda i: (sum(scores[i]) / max(1, len(scores[i])), -i))
+            active = race(scores, active, deals)
+            if len(active) == 1:
+                break
+    stats.seconds += time.perf_counter() - start
+    if deals == 0:
+        return fallback_play(view, k, rng)
+    best = max(active, key=lambda i: (sum(scores[i]), keep_order(moves[i])))
     return moves[best]
 
 
-def race(scores: list[list[float]], active: list[int], n: int) -> tuple[list[int], bool]:
-    """The candidates still in the race after ``n`` common deals, and whether it is settled
-    (one left, or none of them told apart by any of ``SAME_DEALS`` deals or more)."""
+def race(scores: list[list[float]], active: list[int], n: int) -> list[int]:
+    """The candidates still in the race after ``n`` common deals: the leader and every one not
+    clearly worse than it (by ``RACE_Z`` standard errors of the paired difference)."""
     means = {i: sum(scores[i][:n]) / n for i in active}
     lead = max(active, key=lambda i: (means[i], -i))
     best = scores[lead]
     keep = [lead]
-    same = n >= SAME_DEALS
     for j in active:
         if j == lead:
             continue
@@ -227,12 +352,11 @@ def race(scores: list[list[float]], active: list[int], n: int) -> tuple[list[int
                 continue  # worse on every deal by the same amount
             keep.append(j)
             continue
-        same = False
         if m * m * n > RACE_Z * RACE_Z * var:
             continue  # clearly worse than the leader
         keep.append(j)
     keep.sort()
-    return keep, len(keep) == 1 or same
+    return keep
 
 
 def guess_opponent_bid(opp_hand: int, my_bid: int | None) -> int:
@@ -266,18 +390,21 @@ def nil_plausible(hand: int) -> bool:
 def choose_bid(
     view: View, k: Knowledge, rng: Random, limit: Limit, stats: Stats | None = None
 ) -> int:
-    """The bid of best expected value over sampled deals, Nil included when plausible."""
+    """The bid of best expected value over sampled deals' double-dummy tricks, Nil included
+    when plausible (each deal then also solved under the Nil's payoff)."""
+    stats = stats if stats is not None else Stats()
     seat = view.seat
     seats = view.seats
     legal = view.legal_bids
+    candidates = [b for b in legal if b > 0]
+    if not candidates:
+        return legal[0]
     opp_bid = seats[seat ^ 1].bid
-    opp_nil = opp_bid == 0
-    try_nil = 0 in legal and not opp_nil and nil_plausible(k.hand)
+    try_nil = 0 in legal and opp_bid != 0 and nil_plausible(k.hand)
     scores = (seats[0].score, seats[1].score)
     bags = (seats[0].bags, seats[1].bags)
     dn = (seats[0].double_nil, seats[1].double_nil)
     leader = view.first_drawer ^ 1
-    candidates = [b for b in legal if b > 0]
     tables: dict[tuple[int, int], list[float]] = {}
 
     def value(my_bid: int, their_bid: int, tricks: int) -> float:
@@ -285,28 +412,43 @@ def choose_bid(
         table = tables.get(key)
         if table is None:
             pair = (my_bid, their_bid) if seat == 0 else (their_bid, my_bid)
-            table = hand_values(view.rules, seat, pair, dn, scores, bags)
-            tables[key] = table
+            table = tables[key] = hand_values(view.rules, seat, pair, dn, scores, bags)
         return table[tricks]
 
-    totals = {b: 0.0 for b in candidates}
     sure = sure_spades(k.hand, k.possible)
+    tricks_search = dd_search(trick_payoff())
+    totals = {b: 0.0 for b in candidates}
     shade = int(BID_SHADE + 0.999)
     frac = shade - BID_SHADE  # a fractional shade mixes the two counts around it
     nil_total = 0.0
+    nil_deals = 0
     start = time.perf_counter()
-    deals = playouts = work = 0
+    deals = 0
     while True:
         opp = sample_weighted(k, rng)
+        h0, h1 = (k.hand, opp) if seat == 0 else (opp, k.hand)
+        before = tricks_search.nodes
+        t0 = solve_timed(
+            tricks_search.value,
+            stats,
+            limit,
+            h0,
+            h1,
+            leader,
+            -1,
+            0,
+            False,
+            limit.nodes(),
+            limit.clock_deadline(),
+        )
+        last = tricks_search.nodes - before
+        stats.deals += 1
+        if t0 is None:
+            break
+        assert isinstance(t0, int)
         deals += 1
-        work += DEAL_WORK + 13
-        their = opp_bid if opp_bid is not None else guess_opponent_bid(opp, None)
-        hands = [0, 0]
-        hands[seat] = k.hand
-        hands[seat ^ 1] = opp
-        t0 = playout(hands, leader, -1, False, [0, 0], (13, 13))  # both take all they can
-        playouts += 1
         mine = t0 if seat == 0 else 13 - t0
+        their = opp_bid if opp_bid is not None else guess_opponent_bid(opp, None)
         sure_here = min(mine, sure)  # no shading of tricks that cannot be lost
         low = max(0, mine - shade, sure_here)
         high = max(min(13, mine - shade + 1), sure_here)
@@ -315,24 +457,33 @@ def choose_bid(
         if try_nil:
             their_vs_nil = opp_bid if opp_bid is not None else guess_opponent_bid(opp, 0)
             pair = (0, their_vs_nil) if seat == 0 else (their_vs_nil, 0)
-            hands = [0, 0]
-            hands[seat] = k.hand
-            hands[seat ^ 1] = opp
-            t0 = playout(hands, leader, -1, False, [0, 0], pair)
-            playouts += 1
-            work += 13
-            nil_total += value(0, their_vs_nil, t0 if seat == 0 else 13 - t0)
-        if limit.spent(deals, work):
+            nil_search = dd_search(payoff_of(view, pair))
+            before = nil_search.nodes
+            v = solve_timed(
+                nil_search.value,
+                stats,
+                limit,
+                h0,
+                h1,
+                leader,
+                -1,
+                0,
+                False,
+                limit.nodes(),
+                limit.clock_deadline(),
+            )
+            last += nil_search.nodes - before
+            if v is not None:
+                assert isinstance(v, int)
+                nil_total += v if seat == 0 else -v
+                nil_deals += 1
+        if limit.spent(deals) or limit.short_of(last) or deals >= MAX_DEALS:
             break
-    if stats is not None:
-        stats.deals += deals
-        stats.playouts += playouts
-        stats.work += work
-        stats.seconds += time.perf_counter() - start
-    if not candidates:
-        return legal[0]
+    stats.seconds += time.perf_counter() - start
+    if deals == 0:  # no deal solved in time: the quick count
+        return max(1, min(13, round(estimate_tricks(k.hand)))) if 1 in legal else candidates[0]
     best = max(candidates, key=lambda b: (totals[b], -b))
-    if try_nil and nil_total > totals[best]:
+    if nil_deals and nil_total / nil_deals > totals[best] / deals:
         return 0
     return best
 
