@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from typer.testing import CliRunner
 
+from arena.analysis import SOLVER_VERSION
 from arena.cli import app
 from arena.referee import DecisionRecord, MatchResult, Termination
 from arena.referee.analysed import analyse_result
@@ -85,7 +86,9 @@ def test_a_match_as_json_is_its_analysis(sqlite_url: str, recorded: list[MatchRe
 
 def test_a_match_as_a_table(sqlite_url: str, recorded: list[MatchResult]) -> None:
     text = arena("analyse", "m1", "--db", sqlite_url)
-    assert text.startswith("match m1: alpha@1 (seat 0) against beta@1 (seat 1); solver 1")
+    assert text.startswith(
+        f"match m1: alpha@1 (seat 0) against beta@1 (seat 1); solver {SOLVER_VERSION}"
+    )
     assert "\n   1  " in text and "\n   3  " in text
     assert "alpha@1" in text.split("card-play loss\n", 1)[1]
 

@@ -14,6 +14,12 @@ mistake         10 to 49          a trick of a small contract, a bag that brings
 blunder         50 or more        a contract set, a Nil broken or let through
 ==============  ================  =====================================================
 
+Beside it, each play's **trick loss**, the classic double-dummy measure of bridge: the tricks
+the card gave away, the most tricks the player could make sure of from the position (both
+seeing both hands, the other playing to stop it) less the most it can make sure of after the
+card played (``solver.trick_payoff``). It is what card-play loss per hand counts
+(``card_play_loss``): hand points are at stake unevenly, trick counts are not.
+
 A play made by the referee for a bot that faulted (a substitute) is analysed but marked, and
 the card-play loss of the bot leaves it out.
 """
@@ -25,7 +31,14 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from arena.analysis.position import Position
-from arena.analysis.solver import SOLVER_VERSION, max_tricks, new_search, solve
+from arena.analysis.solver import (
+    SOLVER_VERSION,
+    SearchLike,
+    max_tricks,
+    new_search,
+    solve,
+    trick_payoff,
+)
 from arena.rules import Action, Decision, Match, RuleSet
 
 INACCURACY = 1
@@ -70,6 +83,8 @@ class PlayAnalysis:
     """The value of the card played, for ``seat``."""
     best: tuple[int, ...]
     """The cards that keep the par, lowest first."""
+    trick_loss: int
+    """Double-dummy tricks the card gave away (0 for a card that keeps the most tricks)."""
     substituted: bool = False
     """Played by the referee for a bot that faulted: not the bot's choice."""
 
@@ -99,6 +114,16 @@ class HandAnalysis:
         """``seat``'s par loss over the hand, substitutes left out."""
         return sum(p.loss for p in self.plays if p.seat == seat and not p.substituted)
 
+    def trick_loss(self, seat: int) -> int:
+        """``seat``'s trick loss over the hand, substitutes left out."""
+        return sum(p.trick_loss for p in self.plays if p.seat == seat and not p.substituted)
+
+    @property
+    def nil(self) -> bool:
+        """A seat bid Nil or Double Nil (R-5.3, R-5.4): losing tricks is then a goal, not a loss,
+        and the hand is no sample of trick loss."""
+        return 0 in self.bids or any(self.double_nil)
+
 
 @dataclass(frozen=True, slots=True)
 class MatchAnalysis:
@@ -109,9 +134,25 @@ class MatchAnalysis:
         """``seat``'s card-play loss in each complete hand: the samples of its card-play loss."""
         return [h.loss(seat) for h in self.hands if h.complete]
 
+    def hand_trick_losses(self, seat: int) -> list[int]:
+        """``seat``'s trick loss in each complete hand without a Nil bid: the samples of its
+        card-play loss in tricks."""
+        return [h.trick_loss(seat) for h in self.hands if h.complete and not h.nil]
+
     @property
     def plays(self) -> list[PlayAnalysis]:
         return [p for h in self.hands for p in h.plays]
+
+
+def trick_loss(position: Position, card: int, search: SearchLike | None = None) -> int:
+    """The double-dummy tricks ``card`` gives away in ``position``: the most tricks its player
+    can make sure of there, less the most after playing it.
+
+    ``search``: one made with ``trick_payoff()``, reused across the hand's positions."""
+    s = solve(position, search if search is not None else new_search(trick_payoff()))
+    if card not in s.card_values:
+        raise ValueError(f"card {card} is not a legal play of the position (R-4)")
+    return s.value - s.card_values[card]
 
 
 def analyse_match(
@@ -128,7 +169,7 @@ def analyse_match(
     hands: list[HandAnalysis] = []
     plays: list[PlayAnalysis] = []
     start: tuple[int, tuple[int, int], tuple[bool, bool], tuple[int, int], int] | None = None
-    search = None
+    search = tricks = None
     for step, action in enumerate(actions):
         if m.decision is Decision.PLAY:
             p = Position.of(m)
@@ -137,9 +178,9 @@ def analyse_match(
                 if start is not None:
                     hands.append(_hand(start, plays, complete=True))
                     plays = []
-                search = new_search(p.payoff())
+                search, tricks = new_search(p.payoff()), new_search(trick_payoff())
                 par0 = solve(p, search).value * (1 if p.to_act == 0 else -1)
-                start = (hand, p.bids, p.double_nil, max_tricks(p), par0)
+                start = (hand, p.bids, p.double_nil, max_tricks(p, tricks), par0)
             if not m.is_legal(action):
                 m.apply(action)  # raises the engine's error, which names the rule broken
             solution = solve(p, search)
@@ -153,6 +194,7 @@ def analyse_match(
                     par=solution.value,
                     value=solution.card_values[action],
                     best=solution.best,
+                    trick_loss=trick_loss(p, action, tricks),
                     substituted=step in substituted,
                 )
             )
