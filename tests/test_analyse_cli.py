@@ -100,9 +100,16 @@ def test_a_bot_over_its_matches(sqlite_url: str, recorded: list[MatchResult]) ->
     assert beta["player"] == "beta@1" and beta["card_play_loss"]["hands"] == 6
     expected = [x for r in recorded for x in analyse_result(r).hand_losses(1)]
     assert beta["card_play_loss"]["mean"] == pytest.approx(sum(expected) / 6)
+    tricks = [x for r in recorded for x in analyse_result(r).hand_trick_losses(1)]
+    if tricks:
+        assert beta["trick_loss"]["hands"] == len(tricks)
+        assert beta["trick_loss"]["mean"] == pytest.approx(sum(tricks) / len(tricks))
+    else:
+        assert beta["trick_loss"] is None
     assert beta["worst"] == sorted(beta["worst"], key=lambda w: -w["loss"])
     text = arena("analyse", "--bot", "beta", "--db", sqlite_url)
     assert "bot beta: 2 matches analysed" in text and "beta@1" in text
+    assert "tricks/hand" in text
 
 
 @pytest.mark.parametrize(
