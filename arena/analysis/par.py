@@ -14,11 +14,16 @@ mistake         10 to 49          a trick of a small contract, a bag that brings
 blunder         50 or more        a contract set, a Nil broken or let through
 ==============  ================  =====================================================
 
+A play's **share** is its par loss over what was at stake in the decision, the par less the
+value of the worst legal card: 0 to 1, and 0 where every card is worth the same. Card-play loss
+(``card_play_loss``) adds the shares of a hand: a Nil or a tenth bag puts 100-200 points on one
+card and a lost contract none, and the share weighs every decision alike.
+
 Beside it, each play's **trick loss**, the classic double-dummy measure of bridge: the tricks
 the card gave away, the most tricks the player could make sure of from the position (both
 seeing both hands, the other playing to stop it) less the most it can make sure of after the
-card played (``solver.trick_payoff``). It is what card-play loss per hand counts
-(``card_play_loss``): hand points are at stake unevenly, trick counts are not.
+card played (``solver.trick_payoff``). It counts a deliberate duck (to keep a Nil, to avoid
+bags) as a trick given.
 
 A play made by the referee for a bot that faulted (a substitute) is analysed but marked, and
 the card-play loss of the bot leaves it out.
@@ -27,6 +32,7 @@ the card-play loss of the bot leaves it out.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
@@ -85,6 +91,8 @@ class PlayAnalysis:
     """The cards that keep the par, lowest first."""
     trick_loss: int
     """Double-dummy tricks the card gave away (0 for a card that keeps the most tricks)."""
+    low: int
+    """The value of the worst legal card, for ``seat``: ``par - low`` is what is at stake."""
     substituted: bool = False
     """Played by the referee for a bot that faulted: not the bot's choice."""
 
@@ -95,6 +103,13 @@ class PlayAnalysis:
     @property
     def kind(self) -> PlayClass:
         return PlayClass.of(self.loss)
+
+    @property
+    def share(self) -> float:
+        """The share of the points at stake that the card gave away: its par loss over the
+        par less the worst card's value, 0 to 1 (0 where every card is worth the same)."""
+        stake = self.par - self.low
+        return self.loss / stake if stake else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +128,11 @@ class HandAnalysis:
     def loss(self, seat: int) -> int:
         """``seat``'s par loss over the hand, substitutes left out."""
         return sum(p.loss for p in self.plays if p.seat == seat and not p.substituted)
+
+    def share(self, seat: int) -> float:
+        """``seat``'s shares of the stake given away (``PlayAnalysis.share``) summed over the
+        hand, substitutes left out: 0 to 13, in decisions' worth."""
+        return math.fsum(p.share for p in self.plays if p.seat == seat and not p.substituted)
 
     def trick_loss(self, seat: int) -> int:
         """``seat``'s trick loss over the hand, substitutes left out."""
@@ -133,6 +153,11 @@ class MatchAnalysis:
     def hand_losses(self, seat: int) -> list[int]:
         """``seat``'s card-play loss in each complete hand: the samples of its card-play loss."""
         return [h.loss(seat) for h in self.hands if h.complete]
+
+    def hand_shares(self, seat: int) -> list[float]:
+        """``seat``'s stake given away in each complete hand (``HandAnalysis.share``): the
+        samples of its card-play loss."""
+        return [h.share(seat) for h in self.hands if h.complete]
 
     def hand_trick_losses(self, seat: int) -> list[int]:
         """``seat``'s trick loss in each complete hand without a Nil bid: the samples of its
@@ -195,6 +220,7 @@ def analyse_match(
                     value=solution.card_values[action],
                     best=solution.best,
                     trick_loss=trick_loss(p, action, tricks),
+                    low=min(solution.card_values.values()),
                     substituted=step in substituted,
                 )
             )

@@ -22,6 +22,7 @@ def analysis_to_dict(analysis: MatchAnalysis) -> dict[str, Any]:
                 "complete": h.complete,
                 "loss": [h.loss(0), h.loss(1)],
                 "trick_loss": [h.trick_loss(0), h.trick_loss(1)],
+                "share": [h.share(0), h.share(1)],
                 "plays": [
                     {
                         "step": p.step,
@@ -34,6 +35,7 @@ def analysis_to_dict(analysis: MatchAnalysis) -> dict[str, Any]:
                         "class": p.kind.value,
                         "best": [card_name(c) for c in p.best],
                         "trick_loss": p.trick_loss,
+                        "low": p.low,
                     }
                     | ({"substituted": True} if p.substituted else {})
                     for p in h.plays
@@ -59,6 +61,7 @@ def analysis_from_dict(data: dict[str, Any]) -> MatchAnalysis:
                 value=p["value"],
                 best=tuple(parse_card(c) for c in p["best"]),
                 trick_loss=p["trick_loss"],
+                low=p["low"],
                 substituted=p.get("substituted", False),
             )
             for p in h["plays"]

@@ -2,9 +2,12 @@
 
 Over every recorded match of a database (or of some tournaments) that a reference bot
 (``--against``, default heuristic) played, each other bot's card-play loss per hand, beside its
-match score against the reference. Two measures of the same plays, each with its 95 % interval
-over hands (``arena.analysis.summarise``):
+match score against the reference. Three measures of the same plays, each a mean over hands
+with its 95 % interval (``arena.analysis.summarise``):
 
+- **card-play loss** (``card_play_loss``): the shares of the stake given away per hand, over
+  every complete hand (``MatchAnalysis.hand_shares``): each card's par loss over the par less
+  the worst card's value, 0-1 a decision;
 - **in tricks** (``trick_loss``): double-dummy tricks given away per hand, over the complete
   hands in which no seat bid Nil (``MatchAnalysis.hand_trick_losses``);
 - **in points** (``point_loss``): hand points given away per hand (the par losses,
@@ -18,7 +21,7 @@ Matches needed to tell a bot from the reference at 95 %, from the same matches e
   ``d``; with mean ``m_d`` and deviation ``s_d`` over matches, ``n = (1.96 s_d / m_d)^2``.
 
 The claim to check is card-play loss needing at least 3x fewer matches than results.
-The bots are listed by their loss in tricks, least first.
+The bots are listed by their card-play loss, least first.
 
 Beside it, for the bidding: the mean distance between a bot's bid and the tricks it could have
 taken double-dummy, ``|bid - dd tricks|`` per hand (Double Nil hands left out), 95 % interval.
@@ -35,6 +38,7 @@ from arena.referee.analysed import analyse_result
 
 Z95 = 1.959963984540054
 MEASURES = {
+    "card_play_loss": MatchAnalysis.hand_shares,
     "trick_loss": MatchAnalysis.hand_trick_losses,
     "point_loss": MatchAnalysis.hand_losses,
 }
@@ -72,7 +76,7 @@ def measure(db: str | None, against: str, tournaments: list[int] | None = None) 
             if against in names and names[0] != names[1]:
                 pairs.append((s, analyse_result(store.get_match(s.match_id).result)))
     rows: dict[str, dict[str, Any]] = {}
-    reference: dict[str, list[int]] = {k: [] for k in MEASURES}
+    reference: dict[str, list[float]] = {k: [] for k in MEASURES}
     for s, analysis in pairs:
         ref_seat = [p.rpartition("@")[0] for p in s.players].index(against)
         seat = 1 - ref_seat
@@ -111,7 +115,7 @@ def measure(db: str | None, against: str, tournaments: list[int] | None = None) 
             entry[f"matches_needed_by_{k}"] = by_loss
             entry[f"wins_over_{k}"] = (by_wins / by_loss) if by_wins and by_loss else None
         out.append(entry)
-    out.sort(key=lambda r: r["trick_loss"]["mean"] if r["trick_loss"] else math.inf)
+    out.sort(key=lambda r: r["card_play_loss"]["mean"] if r["card_play_loss"] else math.inf)
     return {
         "against": against,
         "matches": len(pairs),
@@ -121,7 +125,7 @@ def measure(db: str | None, against: str, tournaments: list[int] | None = None) 
     }
 
 
-def _order(bots: list[dict[str, Any]], key: str, against: str, ref: list[int]) -> list[str]:
+def _order(bots: list[dict[str, Any]], key: str, against: str, ref: list[float]) -> list[str]:
     """Every player, the reference among them, by its mean loss, least first."""
     means = [(b[key]["mean"], b["player"]) for b in bots if b[key]]
     if ref:
@@ -143,17 +147,19 @@ def _ci(s: dict[str, Any] | None, digits: int) -> str:
 def describe(r: dict[str, Any]) -> str:
     ref = r["reference"]
     lines = [
-        f"{r['matches']} matches against {r['against']}; card-play loss per hand, 95 % "
-        "intervals: in tricks (double-dummy tricks given away, hands without Nil) and in points "
-        "(par losses, every hand)",
-        f"  {r['against']} (all these matches): tricks {_ci(ref['trick_loss'], 2)}; "
+        f"{r['matches']} matches against {r['against']}; per hand, 95 % intervals: card-play "
+        "loss (shares of the stake given away), tricks (double-dummy tricks given away, hands "
+        "without Nil), points (par losses)",
+        f"  {r['against']} (all these matches): card-play loss "
+        f"{_ci(ref['card_play_loss'], 2)}; tricks {_ci(ref['trick_loss'], 2)}; "
         f"points {_ci(ref['point_loss'], 1)}",
     ]
     for b in r["bots"]:
         ci = b["match_score_interval"]
         lines.append(
-            f"  {b['player']:<18} tricks {_ci(b['trick_loss'], 2)}; points "
-            f"{_ci(b['point_loss'], 1)}; match score {b['match_score']:.2f}"
+            f"  {b['player']:<14} card-play loss {_ci(b['card_play_loss'], 2)}; tricks "
+            f"{_ci(b['trick_loss'], 2)}; points {_ci(b['point_loss'], 1)}; "
+            f"match score {b['match_score']:.2f}"
             + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
             + f" over {b['matches']}"
             + (f"; |bid-dd| {b['bid_off_dd']['mean']:.2f}" if b["bid_off_dd"] else "")
