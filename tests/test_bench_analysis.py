@@ -53,4 +53,4 @@ def test_card_play_loss_against_a_reference(sqlite_url: str) -> None:
     assert sorted(r["order"]["trick_loss"]) == ["heuristic", "other@1"]
     text = runner.invoke(app, ["bench", "card-play-loss", "--db", sqlite_url]).output
     assert "2 matches against heuristic" in text and "other@1" in text
-    assert "by loss in tricks" in text and "order by card-play loss in tricks: " in text
+    assert "by card-play loss" in text and "order by card-play loss: " in text

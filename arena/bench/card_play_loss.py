@@ -164,22 +164,24 @@ def describe(r: dict[str, Any]) -> str:
             + f" over {b['matches']}"
             + (f"; |bid-dd| {b['bid_off_dd']['mean']:.2f}" if b["bid_off_dd"] else "")
         )
-        ref_t, ref_p = (
-            b["reference_trick_loss_in_these_matches"],
-            b["reference_point_loss_in_these_matches"],
+        ref_c, ref_t, ref_p = (b[f"reference_{k}_in_these_matches"] for k in MEASURES)
+        lines.append(
+            f"  {'':<14} {r['against']} in these matches: card-play loss {_ci(ref_c, 2)}; "
+            f"tricks {_ci(ref_t, 2)}; points {_ci(ref_p, 1)}"
         )
         lines.append(
-            f"  {'':<18} {r['against']} in these matches: tricks {_ci(ref_t, 2)}; points "
-            f"{_ci(ref_p, 1)}"
-        )
-        lines.append(
-            f"  {'':<18} matches needed to tell from {r['against']}: by wins "
-            f"{_n(b['matches_needed_by_wins'])}, by loss in tricks "
-            f"{_n(b['matches_needed_by_trick_loss'])}, in points "
+            f"  {'':<14} matches needed to tell from {r['against']}: by wins "
+            f"{_n(b['matches_needed_by_wins'])}, by card-play loss "
+            f"{_n(b['matches_needed_by_card_play_loss'])}, by tricks "
+            f"{_n(b['matches_needed_by_trick_loss'])}, by points "
             f"{_n(b['matches_needed_by_point_loss'])}"
         )
-    for k, label in (("trick_loss", "tricks"), ("point_loss", "points")):
-        lines.append(f"order by card-play loss in {label}: " + " < ".join(r["order"][k]))
+    for k, label in (
+        ("card_play_loss", "card-play loss"),
+        ("trick_loss", "tricks"),
+        ("point_loss", "points"),
+    ):
+        lines.append(f"order by {label}: " + " < ".join(r["order"][k]))
     return "\n".join(lines)
 
 
