@@ -151,7 +151,8 @@ class MatchAnalysis:
     hands: tuple[HandAnalysis, ...] = field(default=())
 
     def hand_losses(self, seat: int) -> list[int]:
-        """``seat``'s card-play loss in each complete hand: the samples of its card-play loss."""
+        """``seat``'s par loss in each complete hand: the samples of its card-play loss in
+        points."""
         return [h.loss(seat) for h in self.hands if h.complete]
 
     def hand_shares(self, seat: int) -> list[float]:
