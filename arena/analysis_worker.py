@@ -15,10 +15,12 @@ server's GIL.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import math
 import multiprocessing
 import os
+import signal
 import zlib
 from multiprocessing.synchronize import Event
 
@@ -27,6 +29,8 @@ from arena.errors import ArenaError
 log = logging.getLogger(__name__)
 
 DEFAULT_PROCESSES = 1
+PR_SET_PDEATHSIG = 1
+"""prctl(2): the signal a process gets when its parent ends."""
 POLL_S = 2.0
 """How long an idle process waits before it looks for new matches again."""
 BATCH = 200
@@ -63,6 +67,14 @@ def _idle(on: bool) -> None:
         os.sched_setscheduler(0, policy, os.sched_param(0))  # type: ignore[attr-defined]
 
 
+def _end_with_parent() -> None:
+    """Ask the kernel (Linux) to kill this process when its parent ends: a process at idle
+    priority on a busy machine may not run for long enough to see it go itself."""
+    with contextlib.suppress(AttributeError, OSError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def busy(max_load: float) -> bool:
     """Whether the machine's 1-minute load is at ``max_load`` or more (then the worker waits:
     SCHED_IDLE alone is not enough on every kernel and machine, measured in
@@ -84,12 +96,17 @@ def work(
 ) -> None:
     """One worker process: analyse this process's share of unanalysed matches until ``stop``,
     or until its parent ``parent`` is gone (killed without a chance to stop it)."""
-    lower_priority()
+    _end_with_parent()
+    if os.getppid() != parent:  # gone before the kernel was asked
+        return
+    # imports and the database opened at the usual priority: at idle priority, on a busy
+    # machine, this start could take minutes, and the process would not see its parent go
     from arena.referee.analysed import analyse_result
     from arena.store import Store
 
     skipped: set[str] = set()
     with Store.open(db) as store:
+        lower_priority()
         while not stop.is_set() and os.getppid() == parent:  # ends if the server was killed
             mine = [
                 m
@@ -145,6 +162,8 @@ class AnalysisWorkers:
         return [p.pid for p in self._procs]
 
     def start(self) -> None:
+        """Start the processes. Linux ends them with the thread that starts them (prctl's
+        parent-death signal): start them from a thread that lives as long as they should."""
         for p in self._procs:
             p.start()
 

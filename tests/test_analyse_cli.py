@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from typer.testing import CliRunner
 
+from arena.analysis import SOLVER_VERSION
 from arena.cli import app
 from arena.referee import DecisionRecord, MatchResult, Termination
 from arena.referee.analysed import analyse_result
@@ -85,7 +86,9 @@ def test_a_match_as_json_is_its_analysis(sqlite_url: str, recorded: list[MatchRe
 
 def test_a_match_as_a_table(sqlite_url: str, recorded: list[MatchResult]) -> None:
     text = arena("analyse", "m1", "--db", sqlite_url)
-    assert text.startswith("match m1: alpha@1 (seat 0) against beta@1 (seat 1); solver 1")
+    assert text.startswith(
+        f"match m1: alpha@1 (seat 0) against beta@1 (seat 1); solver {SOLVER_VERSION}"
+    )
     assert "\n   1  " in text and "\n   3  " in text
     assert "alpha@1" in text.split("card-play loss\n", 1)[1]
 
@@ -97,9 +100,16 @@ def test_a_bot_over_its_matches(sqlite_url: str, recorded: list[MatchResult]) ->
     assert beta["player"] == "beta@1" and beta["card_play_loss"]["hands"] == 6
     expected = [x for r in recorded for x in analyse_result(r).hand_losses(1)]
     assert beta["card_play_loss"]["mean"] == pytest.approx(sum(expected) / 6)
+    tricks = [x for r in recorded for x in analyse_result(r).hand_trick_losses(1)]
+    if tricks:
+        assert beta["trick_loss"]["hands"] == len(tricks)
+        assert beta["trick_loss"]["mean"] == pytest.approx(sum(tricks) / len(tricks))
+    else:
+        assert beta["trick_loss"] is None
     assert beta["worst"] == sorted(beta["worst"], key=lambda w: -w["loss"])
     text = arena("analyse", "--bot", "beta", "--db", sqlite_url)
     assert "bot beta: 2 matches analysed" in text and "beta@1" in text
+    assert "tricks/hand" in text
 
 
 @pytest.mark.parametrize(

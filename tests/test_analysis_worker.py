@@ -60,12 +60,24 @@ def test_a_worker_ends_when_its_server_is_killed(sqlite_url: str, tmp_path) -> N
     server.wait()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not _running(pid):
             return
         time.sleep(0.1)
     pytest.fail(f"the worker {pid} outlived its killed server")
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs: an ended process its new parent has not reaped yet (a zombie, as
+    under a PID 1 that reaps nothing) has ended."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_a_worker_takes_the_lowest_priority() -> None:

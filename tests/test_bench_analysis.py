@@ -42,9 +42,15 @@ def test_card_play_loss_against_a_reference(sqlite_url: str) -> None:
     r = measure_loss(sqlite_url, "heuristic")
     assert r["matches"] == 2
     [other] = r["bots"]
-    mine = analyse_result(results[0]).hand_losses(1) + analyse_result(results[1]).hand_losses(0)
+    analyses = [analyse_result(results[0]), analyse_result(results[1])]
+    points = analyses[0].hand_losses(1) + analyses[1].hand_losses(0)
+    tricks = analyses[0].hand_trick_losses(1) + analyses[1].hand_trick_losses(0)
     assert other["player"] == "other@1"
-    assert other["card_play_loss"]["mean"] == pytest.approx(sum(mine) / len(mine))
+    assert other["point_loss"]["mean"] == pytest.approx(sum(points) / len(points))
+    assert other["trick_loss"]["mean"] == pytest.approx(sum(tricks) / len(tricks))
+    assert other["trick_loss"]["hands"] == len(tricks) <= len(points)  # Nil hands left out
     assert other["matches"] == 2
+    assert sorted(r["order"]["trick_loss"]) == ["heuristic", "other@1"]
     text = runner.invoke(app, ["bench", "card-play-loss", "--db", sqlite_url]).output
     assert "2 matches against heuristic" in text and "other@1" in text
+    assert "by card-play loss" in text and "order by card-play loss: " in text

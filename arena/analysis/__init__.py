@@ -14,6 +14,7 @@ from arena.analysis.par import (
     PlayAnalysis,
     PlayClass,
     analyse_match,
+    trick_loss,
 )
 from arena.analysis.position import Position, payoff_table, seat_score
 from arena.analysis.report import analysis_from_dict, analysis_to_dict
@@ -49,5 +50,6 @@ __all__ = [
     "seat_score",
     "solve",
     "summarise",
+    "trick_loss",
     "trick_payoff",
 ]

@@ -1,9 +1,11 @@
-"""Card-play loss: a bot's mean par loss per hand, with a 95 % interval.
+"""Card-play loss: a bot's mean loss per hand, with a 95 % interval.
 
-Each complete hand a bot plays is one sample: the sum of the par losses of its cards in that
-hand (``par.HandAnalysis.loss``). The mean over hands measures how well it plays the cards it
-holds, whatever it was dealt and whoever sat against it: par is taken afresh at every card, so
-an opponent's or the deal's gift is not counted to its credit. The interval is the normal one,
+Each complete hand a bot plays is one sample: the sum over its cards in that hand of their
+shares of the stake (``par.HandAnalysis.share``), the card-play loss; or of their par losses in
+points (``HandAnalysis.loss``), or of their trick losses (``HandAnalysis.trick_loss``, hands
+without Nil), beside it. The mean over hands measures how well it plays the cards it holds,
+whatever it was dealt and whoever sat against it: par is taken afresh at every card, so an
+opponent's or the deal's gift is not counted to its credit. The interval is the normal one,
 ``mean ± 1.96 · s / sqrt(n)`` with the sample deviation ``s`` over ``n`` hands (hands are close
 to independent: each is dealt afresh, only scores and bags carry over).
 """

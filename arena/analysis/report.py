@@ -21,6 +21,8 @@ def analysis_to_dict(analysis: MatchAnalysis) -> dict[str, Any]:
                 "par": h.par,
                 "complete": h.complete,
                 "loss": [h.loss(0), h.loss(1)],
+                "trick_loss": [h.trick_loss(0), h.trick_loss(1)],
+                "share": [h.share(0), h.share(1)],
                 "plays": [
                     {
                         "step": p.step,
@@ -32,6 +34,8 @@ def analysis_to_dict(analysis: MatchAnalysis) -> dict[str, Any]:
                         "loss": p.loss,
                         "class": p.kind.value,
                         "best": [card_name(c) for c in p.best],
+                        "trick_loss": p.trick_loss,
+                        "low": p.low,
                     }
                     | ({"substituted": True} if p.substituted else {})
                     for p in h.plays
@@ -56,6 +60,8 @@ def analysis_from_dict(data: dict[str, Any]) -> MatchAnalysis:
                 par=p["par"],
                 value=p["value"],
                 best=tuple(parse_card(c) for c in p["best"]),
+                trick_loss=p["trick_loss"],
+                low=p["low"],
                 substituted=p.get("substituted", False),
             )
             for p in h["plays"]

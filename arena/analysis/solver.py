@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from arena.analysis.position import TRICKS, Position
 from arena.analysis.search import Search as PythonSearch
 
-SOLVER_VERSION = "1"
+SOLVER_VERSION = "2"
 """Changes whenever the same position could get a different value or best card: stored with
 every analysis, so results of an older solver can be found and recomputed."""
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.analysis import MatchAnalysis, PlayClass, analysis_to_dict
+from arena.analysis import LossSummary, MatchAnalysis, PlayClass, analysis_to_dict
 from arena.cli.options import DbOption
 from arena.errors import ArenaError
 from arena.referee.analysed import PlayerLoss, analyse_result, losses_by_player
@@ -111,13 +111,12 @@ def _mean(p: PlayerLoss) -> float:
     return s.mean if s else float("inf")
 
 
-def _interval(p: PlayerLoss) -> str:
-    s = p.summary()
+def _interval(s: LossSummary | None, digits: int = 1) -> str:
     if s is None:
-        return "no complete hand"
+        return "no complete hand" if digits == 1 else "-"
     if s.low is None or s.high is None:
-        return f"{s.mean:.1f}"
-    return f"{s.mean:.1f} [{s.low:.1f}, {s.high:.1f}]"
+        return f"{s.mean:.{digits}f}"
+    return f"{s.mean:.{digits}f} [{s.low:.{digits}f}, {s.high:.{digits}f}]"
 
 
 def _bid_gap(p: PlayerLoss) -> str:
@@ -134,6 +133,7 @@ def _player_dict(p: PlayerLoss) -> dict[str, Any]:
         "matches": p.matches,
         "wins": p.wins,
         "card_play_loss": s.to_dict() if s else None,
+        "trick_loss": t.to_dict() if (t := p.trick_summary()) else None,
         "plays": len(p.plays),
         "classes": {k.value: p.count(k) for k in PlayClass},
         "bid_minus_dd_tricks": (sum(b - t for b, t in p.bids) / len(p.bids) if p.bids else None),
@@ -157,17 +157,18 @@ def _play_dict(match_id: str, p: Any) -> dict[str, Any]:
 def _players_text(title: str, rows: Iterable[PlayerLoss]) -> str:
     lines = [
         title,
-        "card-play loss: mean par loss per hand in hand points, 95 % interval; "
-        "bid-dd: mean bid minus double-dummy tricks",
+        "card-play loss: mean par loss per hand in hand points, and double-dummy tricks given "
+        "away per hand without Nil, 95 % intervals; bid-dd: mean bid minus double-dummy tricks",
         f"{'player':<24} {'matches':>7} {'wins':>5} {'hands':>6}  {'loss/hand':<22}"
-        f"{'mistakes':>9} {'blunders':>9} {'bid-dd':>7}",
+        f"{'tricks/hand':<20}{'mistakes':>9} {'blunders':>9} {'bid-dd':>7}",
     ]
     worst: list[str] = []
     for p in rows:
         s = p.summary()
         lines.append(
             f"{p.player:<24} {p.matches:>7} {p.wins:>5} {s.hands if s else 0:>6}  "
-            f"{_interval(p):<22}{p.count(PlayClass.MISTAKE):>9}"
+            f"{_interval(s):<22}{_interval(p.trick_summary(), 2):<20}"
+            f"{p.count(PlayClass.MISTAKE):>9}"
             f"{p.count(PlayClass.BLUNDER):>9} {_bid_gap(p):>7}"
         )
         for match_id, play in p.worst(WORST):

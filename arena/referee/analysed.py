@@ -45,6 +45,8 @@ class PlayerLoss:
     matches: int = 0
     wins: int = 0
     hand_losses: list[int] = field(default_factory=list)
+    hand_trick_losses: list[int] = field(default_factory=list)
+    """Its trick loss in each complete hand without a Nil bid."""
     plays: list[tuple[str, PlayAnalysis]] = field(default_factory=list)
     """Its analysed plays, each with its match id (substitutes left out)."""
     bids: list[tuple[int, int]] = field(default_factory=list)
@@ -52,6 +54,10 @@ class PlayerLoss:
 
     def summary(self) -> LossSummary | None:
         return summarise(self.hand_losses) if self.hand_losses else None
+
+    def trick_summary(self) -> LossSummary | None:
+        """Its card-play loss in tricks (``MatchAnalysis.hand_trick_losses``)."""
+        return summarise(self.hand_trick_losses) if self.hand_trick_losses else None
 
     def count(self, kind: PlayClass) -> int:
         return sum(1 for _, p in self.plays if p.kind is kind)
@@ -73,6 +79,7 @@ def losses_by_player(
             entry.matches += 1
             entry.wins += summary.winner == seat
             entry.hand_losses.extend(analysis.hand_losses(seat))
+            entry.hand_trick_losses.extend(analysis.hand_trick_losses(seat))
             for hand in analysis.hands:
                 if not hand.double_nil[seat]:
                     entry.bids.append((hand.bids[seat], hand.dd_tricks[seat]))
