@@ -28,6 +28,7 @@ clear leader."""
 DEMO_SEED = 2024
 DEMO_LEFT_OUT = {
     "expert": "it searches for 100 ms a decision; play it with `arena tournament run`",
+    "expert_pimc": "it searches for 100 ms a decision; play it with `arena tournament run`",
     "openspiel_ismcts": "it searches (OpenSpiel's ISMCTS) and needs the research extra; play it "
     "with `arena compare`",
 }
