@@ -7,6 +7,10 @@ hides behind), so a cycle fails here before it fails at some import order at run
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import arena
@@ -84,3 +88,60 @@ def test_no_import_cycle() -> None:
 def test_a_cycle_is_found() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+_PRIVATE_GRPC = ("grpc._cython", "grpc._common")
+
+
+def _private_grpc_imports(path: Path) -> list[str]:
+    """Where ``path`` imports grpcio's internals (``import grpc._cython…``,
+    ``from grpc._cython import …``, ``from grpc import _common``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        for name in names:
+            if any(name == p or name.startswith(p + ".") for p in _PRIVATE_GRPC):
+                found.append(f"{path.name}:{node.lineno} imports {name}")
+                break  # one line, one finding
+    return found
+
+
+def test_nothing_imports_grpc_internals() -> None:
+    """The arena talks to bots through grpcio's public API only: its internals change from one
+    grpcio version to the next."""
+    found = [hit for path in _modules().values() for hit in _private_grpc_imports(path)]
+    assert not found, "; ".join(found)
+
+
+def test_the_private_import_check_finds_one(tmp_path: Path) -> None:
+    path = tmp_path / "x.py"
+    path.write_text(
+        "import grpc\nfrom grpc import aio\nfrom grpc._cython import cygrpc\n"
+        "from grpc import _common\nimport grpc._cython.x\n"
+    )
+    hits = _private_grpc_imports(path)
+    assert [h.split(" imports ")[1] for h in hits] == [
+        "grpc._cython", "grpc._common", "grpc._cython.x"
+    ]
+
+
+def test_importing_arena_changes_no_environment() -> None:
+    """Importing the package sets nothing process-wide: not ``GRPC_EXPERIMENTS`` (grpc's I/O
+    manager is the operator's choice), nor any other variable, for this process or its
+    children."""
+    probe = (
+        "import json, os; before = dict(os.environ); import arena, arena.referee, "
+        "arena.runtime, arena.sdk; print(json.dumps([before, dict(os.environ)]))"
+    )
+    clean = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=clean, capture_output=True, text=True, check=True,
+        timeout=60,
+    )
+    before, after = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "GRPC_EXPERIMENTS" not in after
+    assert after == before

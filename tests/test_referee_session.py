@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_referee_hostile import CASES
 
-from arena.referee import ClockConfig, FaultPolicy, Termination, core_session, play_match, verify
+from arena.referee import ClockConfig, FaultPolicy, Termination, play_match, verify
 from arena.referee.record import FaultKind
 from arena.referee.session import serves_session
 from arena.rules import RuleSet
@@ -97,16 +97,12 @@ def test_a_session_listed_but_not_served_is_played_over_unary_calls(
     assert verify(result)
 
 
-@pytest.mark.parametrize("core", [True, False], ids=["core", "portable"])
 def test_a_late_answer_is_a_timeout_and_the_session_goes_on(
-    core: bool, good: tuple[RunningBot, RunningBot], monkeypatch: pytest.MonkeyPatch
+    good: tuple[RunningBot, RunningBot],
 ) -> None:
     """Every 10th decision comes after the limit: a timeout, a substitute, and the late answer
-    never taken for the next one (the next decision gets its own answer), on the C-core session
-    (the stream cancelled, the next request on a new one) and on the portable one (the late
-    answer dropped when it comes)."""
-    if not core:
-        monkeypatch.setattr(core_session, "_CORE", False)
+    never taken for the next one (the next decision gets its own answer: the stream cancelled,
+    the next request on a new one)."""
     manifest = dataclasses.replace(
         load_manifest(BOTS / "hostile"),
         env={
@@ -117,7 +113,6 @@ def test_a_late_answer_is_a_timeout_and_the_session_goes_on(
         },
     )
     with start_bot(manifest) as bot:
-        assert core_session.uses_core(bot.channel) is core
         result = play_match(
             (bot, good[1]),
             seed=3,

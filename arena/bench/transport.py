@@ -261,13 +261,12 @@ def measure_session_calls(
     seconds: float,
     warm_up: bool = True,
 ) -> dict[str, Any]:
-    """As ``measure_calls``, over ``PlaySession`` streams made as the referee makes them (on
-    gRPC's C-core calls, ``arena.referee.core_session``, each caller in its own thread): each
-    match of ``plan`` on a new stream to each bot, closed after its EndMatch; each answer is
-    read and checked to be the one asked."""
+    """As ``measure_calls``, over ``PlaySession`` streams made as the referee makes them
+    (``arena.referee.session``, each caller in its own thread): each match of ``plan`` on a new
+    stream to each bot, closed after its EndMatch; each answer is read and checked to be the
+    one asked."""
     from arena._gen.spades.v1 import bot_pb2 as pb
-    from arena.referee.core_session import open_session
-    from arena.referee.session import SessionBroken
+    from arena.referee.session import SessionBroken, open_session
 
     timeout = ClockConfig().move_time_ms / 1000
     response = pb.PlaySessionResponse

@@ -143,3 +143,15 @@ class _ObservedReferee(_Referee):
 
     def end_match(self, seat: Any, data: bytes, limit_ns: int) -> None:
         self.notice(seat, "EndMatch", data, limit_ns)
+
+    # Each notice on its own, one seat after the other, so that its time is its own.
+
+    def send_notices(self, name: str, requests: tuple[bytes, bytes], limit_ns: int) -> list[Any]:
+        return [
+            None if seat.dead else self.notice(seat, name, data, limit_ns)
+            for seat, data in zip(self.seats, requests, strict=True)
+        ]
+
+    def send_end_matches(self, requests: dict[int, bytes], limit_ns: int) -> None:
+        for index, data in requests.items():
+            self.end_match(self.seats[index], data, limit_ns)

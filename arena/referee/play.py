@@ -7,10 +7,10 @@ wrong on the bot's side becomes a fault of that seat (``FaultKind``), judged by 
 ``FaultPolicy``; the match always ends in a ``MatchResult`` and the referee itself never raises
 because of a bot.
 
-Notices (StartMatch, EndHand, EndMatch) go to seat 0, then seat 1, and are judged by their gRPC
-deadline (the move limit): a timeout, an error status or a crash on StartMatch or EndHand is a
-fault like any other, but a notice's content is never judged. EndMatch is a courtesy: nothing a
-bot does with it can change a result already decided.
+Notices (StartMatch, EndHand, EndMatch) go to both seats at once and are judged seat 0's
+first, by their deadline (the move limit): a timeout, an error status or a crash on StartMatch
+or EndHand is a fault like any other, but a notice's content is never judged. EndMatch is a
+courtesy: nothing a bot does with it can change a result already decided.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from arena.protocol import (
     start_match_request,
 )
 from arena.referee.clock import ClockConfig, SeatClock
-from arena.referee.core_session import open_session
 from arena.referee.policy import FaultPolicy
 from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termination
 from arena.referee.session import (
@@ -48,6 +47,7 @@ from arena.referee.session import (
     FALLBACK,
     FALLBACK_CODES,
     SessionBroken,
+    open_session,
     serves_session,
 )
 from arena.referee.wire import RequestEncoder, end_hand_requests
@@ -178,11 +178,24 @@ class _Seat:
         """Ask one request (a decision, or a notice by its name) on the seat's session: (the
         answer message, or a ``_Fault``, or ``_FALLBACK``, or ``_ARENA_CLOSED``; the time it
         took in ns)."""
+        return self.session_answer(kind, self.session_send(kind, data, limit_ns), limit_ns)
+
+    def session_send(self, kind: Any, data: bytes, limit_ns: int) -> tuple[int, int]:
+        """Put one request on the seat's session: (its number, when it went) for
+        ``session_answer``."""
         session = self.session
         assert session is not None
         t0 = perf_counter_ns()
+        return session.send(kind, data, limit_ns / 1e9), t0
+
+    def session_answer(self, kind: Any, sent: tuple[int, int], limit_ns: int) -> tuple[Any, int]:
+        """The answer to a request ``session_send`` put on the session, as ``session_call``
+        gives it."""
+        session = self.session
+        assert session is not None
+        seq, t0 = sent
         try:
-            answer = session.ask(kind, data, limit_ns / 1e9, _SESSION_RESPONSE)
+            answer = session.receive(kind, seq, _SESSION_RESPONSE)
         except SessionBroken as exc:
             elapsed = perf_counter_ns() - t0
             self.session = None
@@ -262,8 +275,21 @@ class _Seat:
 
     def notice(self, name: str, data: bytes, limit_ns: int) -> Any:
         """Send a notice: None, or a ``_Fault``, or ``_ARENA_CLOSED``."""
-        if self.session is not None:
-            got, _ = self.session_call(name, data, limit_ns)
+        return self.notice_answer(name, data, limit_ns, self.notice_send(name, data, limit_ns))
+
+    def notice_send(self, name: str, data: bytes, limit_ns: int) -> tuple[int, int] | None:
+        """Put a notice on the seat's session, if it has one (None: it has not)."""
+        if self.session is None:
+            return None
+        return self.session_send(name, data, limit_ns)
+
+    def notice_answer(
+        self, name: str, data: bytes, limit_ns: int, sent: tuple[int, int] | None
+    ) -> Any:
+        """How a notice went (``sent`` by ``notice_send``, or None to send it as a unary
+        call): None, or a ``_Fault``, or ``_ARENA_CLOSED``."""
+        if sent is not None:
+            got, _ = self.session_answer(name, sent, limit_ns)
             if got is not _FALLBACK:
                 return got if got is _ARENA_CLOSED or type(got) is _Fault else None
         return self.unary_notice(name, data, limit_ns)
@@ -281,9 +307,13 @@ class _Seat:
 
     def end_match(self, data: bytes, limit_ns: int) -> None:
         """Send EndMatch, a courtesy: whatever happens is not judged. Closes the session."""
-        if self.session is not None:
-            got, _ = self.session_call("EndMatch", data, limit_ns)
-            self.close_session()
+        self.end_match_answer(data, limit_ns, self.notice_send("EndMatch", data, limit_ns))
+        self.close_session()
+
+    def end_match_answer(self, data: bytes, limit_ns: int, sent: tuple[int, int] | None) -> None:
+        """The rest of ``end_match`` once ``sent`` (the session is left open)."""
+        if sent is not None:
+            got, _ = self.session_answer("EndMatch", sent, limit_ns)
             if got is not _FALLBACK:
                 return
         with contextlib.suppress(grpc.RpcError, ValueError):
@@ -606,17 +636,15 @@ class _Referee:
     def _notify(
         self, name: str, requests: tuple[bytes, bytes], decided: bool = False
     ) -> tuple[int | None, Termination, str] | None:
-        """Send a notice to seat 0, then seat 1; judge timeouts, error statuses and crashes.
+        """Send a notice to both seats; judge timeouts, error statuses and crashes, seat 0's
+        first.
 
-        One after the other rather than at once: a blocking call costs a round trip, a future
-        several (a thread and a rendezvous), and the order settles who faulted first. Once the
-        match is ``decided`` (the last hand's EndHand) a fault is counted and told, but cannot
-        forfeit a result the cards have already settled."""
+        Both requests go out before either answer is read (``send_notices``): a hand's end
+        costs one round trip, not two. Once the match is ``decided`` (the last hand's EndHand)
+        a fault is counted and told, but cannot forfeit a result the cards have already
+        settled."""
         limit_ns = self.clock.move_time_ms * 1_000_000
-        for seat, data in zip(self.seats, requests, strict=True):
-            if seat.dead:
-                continue  # a seat found dead has no calls to make (see _Seat)
-            got = self.notice(seat, name, data, limit_ns)
+        for seat, got in zip(self.seats, self.send_notices(name, requests, limit_ns), strict=True):
             if got is _ARENA_CLOSED:
                 return None, Termination.ABORTED, _closed_by_arena(seat)
             if got is None:
@@ -632,6 +660,21 @@ class _Referee:
             if ended is not None:
                 return ended
         return None
+
+    def send_notices(self, name: str, requests: tuple[bytes, bytes], limit_ns: int) -> list[Any]:
+        """Send a notice to each living seat, those on a session both at once (their requests
+        on the wire before an answer is read, then a unary one): each seat's outcome, None, a
+        ``_Fault`` or ``_ARENA_CLOSED`` (None for a seat found dead, which has no calls to
+        make: see ``_Seat``)."""
+        seats = self.seats
+        sent = [
+            None if seat.dead else seat.notice_send(name, data, limit_ns)
+            for seat, data in zip(seats, requests, strict=True)
+        ]
+        return [
+            None if seat.dead else seat.notice_answer(name, data, limit_ns, s)
+            for seat, data, s in zip(seats, requests, sent, strict=True)
+        ]
 
     def _notify_start(self) -> tuple[int | None, Termination, str] | None:
         s0, s1 = self.seats
@@ -660,15 +703,29 @@ class _Referee:
         """Tell the living bots how the match ended; their answers are not judged."""
         m = self.match
         limit_ns = self.clock.move_time_ms * 1_000_000
-        for seat in self.seats:
-            if seat.dead:
-                continue
-            req = end_match_request(
+        requests = {
+            seat.index: end_match_request(
                 self.match_id, seat.index, winner, m.scores, len(m.hand_results), termination,
                 detail,
-            )
-            # A courtesy: the result is already decided, whatever the bot answers.
-            self.end_match(seat, req.SerializeToString(), limit_ns)
+            ).SerializeToString()
+            for seat in self.seats
+            if not seat.dead
+        }
+        # A courtesy: the result is already decided, whatever the bot answers.
+        self.send_end_matches(requests, limit_ns)
+
+    def send_end_matches(self, requests: dict[int, bytes], limit_ns: int) -> None:
+        """EndMatch to the seats of ``requests``, both at once as ``send_notices`` does, then
+        both sessions closed together."""
+        seats = [self.seats[i] for i in requests]
+        sent = [seat.notice_send("EndMatch", requests[seat.index], limit_ns) for seat in seats]
+        for seat, s in zip(seats, sent, strict=True):
+            seat.end_match_answer(requests[seat.index], limit_ns, s)
+        for seat in seats:
+            if seat.session is not None:
+                seat.session.end_requests()
+        for seat in seats:
+            seat.close_session()
 
     # -- the result -----------------------------------------------------------------------
 
@@ -725,7 +782,7 @@ def play_match(
     ``on_hand`` is called with each hand's result as it is scored (for progress displays).
     A seat whose bot serves ``PlaySession`` plays over one stream unless ``sessions`` is False
     (``arena.referee.session``), the other over the unary RPCs. The match is played in the
-    caller's thread, its sessions on gRPC's C-core calls (``arena.referee.core_session``).
+    caller's thread.
     Safe to run in many threads at once: a match shares nothing with another.
     With ``reveal_opponents`` False, ``StartMatchRequest.opponent`` is empty: in rated play a
     bot that knows whom it plays can throw its matches to a friend (docs/protocol.md)."""

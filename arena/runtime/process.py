@@ -376,9 +376,9 @@ class _BotProcess:
             self._stopped = True
             try:
                 # The arena's connection goes first: a gRPC server's graceful stop waits for
-                # its clients' connections, and a channel on gRPC's classic I/O manager
-                # (arena.grpc_engine) that nobody polls would hold one through the bot's
-                # whole grace. A match still in play on it ends as the arena's doing.
+                # its clients' connections, and a channel on gRPC's classic I/O manager (an
+                # operator's GRPC_EXPERIMENTS) that nobody polls would hold one through the
+                # bot's whole grace. A match still in play on it ends as the arena's doing.
                 self.channel.close()
                 if self.popen.poll() is None:
                     self._terminate()

@@ -1,9 +1,8 @@
-"""The referee's sessions on gRPC's C-core calls (``arena.referee.core_session``), real bot
+"""The referee's sessions on grpcio's public API (``arena.referee.session``), real bot
 processes: the request frame, every deadline kept by the one deadline thread, a late answer
 never read while the seat goes on over a new stream, the end of a session bounded against a bot
-that holds its stream open, the portable session where the core one cannot be had, and matches
-in play side by side. (A late answer under ``substitute`` on either session:
-``tests/test_referee_session.py``.)"""
+that holds its stream open, and matches in play side by side. (A late answer under
+``substitute``: ``tests/test_referee_session.py``.)"""
 
 from __future__ import annotations
 
@@ -16,9 +15,9 @@ import pytest
 
 from arena._gen.spades.v1 import bot_pb2 as pb
 from arena.protocol import build_request
-from arena.referee import ClockConfig, Termination, core_session, play_match, verify
+from arena.referee import ClockConfig, Termination, play_match, session, verify
 from arena.referee.clock import SeatClock
-from arena.referee.session import FIELDS, Session, frame
+from arena.referee.session import FIELDS, frame
 from arena.rules import Match, RuleSet
 from arena.rules.decisions import Decision
 from arena.runtime import RunningBot, load_manifest, start_bot
@@ -60,21 +59,19 @@ def _request() -> tuple[Decision, bytes]:
 def test_every_deadline_is_kept_and_a_late_answer_is_never_read() -> None:
     """A short deadline after a long one times out at its own time (the deadline thread is
     woken for it); the next request goes out on a new stream and gets its own answer, not the
-    late one; a channel of this grpcio is served on the core."""
+    late one."""
     decision, data = _request()
     # The bot sleeps for the request's move time (1 s) on every 2nd request.
     with hostile("slow", HOSTILE_SLOW_EVERY="2", HOSTILE_FRACTION="1.0") as bot:
-        assert core_session.uses_core(bot.channel)
-        session = core_session.open_session(bot.channel)
-        assert isinstance(session, core_session.CoreSession)
+        stream = session.open_session(bot.channel)
         got = []
         try:
             for timeout in (30.0, 0.2, 30.0, 30.0):
                 t0 = time.monotonic()
-                answer = session.ask(decision, data, timeout, pb.PlaySessionResponse)
+                answer = stream.ask(decision, data, timeout, pb.PlaySessionResponse)
                 got.append((answer.timed_out, time.monotonic() - t0, answer.response))
         finally:
-            session.close()
+            stream.close()
     (first_late, _, first), (second_late, second_s, _), (third_late, third_s, third), (
         fourth_late, _, fourth,
     ) = got
@@ -96,7 +93,7 @@ def test_the_end_of_a_session_is_bounded_when_the_bot_holds_its_stream() -> None
         again = play_match((good, lingering), seed=5, rules=RuleSet(max_hands=1))
     assert result.termination is Termination.HAND_LIMIT and result.faults == (0, 0)
     assert again.termination is Termination.HAND_LIMIT and again.faults == (0, 0)
-    assert first_s < core_session.CLOSE_WAIT_S + 8, first_s  # not the bot's 30 s
+    assert first_s < session.CLOSE_WAIT_S + 8, first_s  # not the bot's 30 s
     assert verify(result) and verify(again)
 
 
@@ -129,29 +126,8 @@ def test_the_deadline_keeper_holds_about_one_entry_per_session() -> None:
     most an entry for each of its two sessions, however many requests were made: requests in
     order with the same limit push nothing."""
     with hostile("good") as a, hostile("good") as b:
-        before = len(core_session._deadlines._heap)
+        before = len(session._deadlines._heap)
         result = play_match((a, b), seed=8, rules=RuleSet(max_hands=2))
-        after = len(core_session._deadlines._heap)
+        after = len(session._deadlines._heap)
     assert result.termination is Termination.HAND_LIMIT and len(result.decisions) > 50
     assert after - before <= 4, (before, after)
-
-
-def test_a_grpcio_whose_internal_call_differs_gets_the_portable_session(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """If grpcio's internal call takes other arguments (another version), the first session
-    falls back to the portable one, and so do all after it; the match plays clean."""
-
-    def other_signature(self: object) -> None:
-        raise TypeError("segregated_call() takes exactly 7 positional arguments (9 given)")
-
-    monkeypatch.setattr(core_session.CoreSession, "_new_call", other_signature)
-    monkeypatch.setattr(core_session, "_CORE", core_session._CORE)  # restored after the test
-    with hostile("good") as a, hostile("good") as b:
-        session = core_session.open_session(a.channel)
-        session.cancel()
-        assert type(session) is Session
-        assert not core_session.uses_core(b.channel)
-        result = play_match((a, b), seed=6, rules=RuleSet(max_hands=1))
-    assert result.termination is Termination.HAND_LIMIT and result.faults == (0, 0)
-    assert verify(result)
