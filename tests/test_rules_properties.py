@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from arena.rules import (
     Decision,
+    InformationSet,
     Match,
     Observation,
     RuleSet,
@@ -190,3 +191,28 @@ def test_a_copy_replays_like_the_original(seed: int, cut: int, play_seed: int):
     for action in tail:
         twin.apply(action)
     assert twin.hand_results == m.hand_results and twin.outcome == m.outcome
+
+
+def test_the_information_set_names_what_the_observation_holds() -> None:
+    """``information_set`` is an ``InformationSet``: each value under the name it has in the
+    observation (cards as masks there), through a whole random match."""
+    rng = random.Random(5)
+    m = Match(5)
+    while not m.is_over:
+        for s in (0, 1):
+            info = m.information_set(s)
+            obs = m.observation(s)
+            assert type(info) is InformationSet and len(info) == len(InformationSet._fields)
+            assert info.hand_number == obs.hand_number and info.first_drawer == obs.first_drawer
+            assert cards_of(info.hand) == obs.hand and cards_of(info.own_put_aside) == (
+                obs.own_put_aside
+            )
+            assert (info.looking_at, tuple(info.own_discards)) == (
+                obs.looking_at, obs.own_discards,
+            )
+            assert (info.stock_size, info.seats, info.spades_broken) == (
+                obs.stock_size, obs.seats, obs.spades_broken,
+            )
+            assert len(info.plays) == sum(len(t.cards) for t in obs.tricks)
+            assert len(info.winners) == sum(t.winner is not None for t in obs.tricks)
+        m.apply(m.random_action(rng))

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from time import perf_counter_ns
 from typing import Any, Protocol
 
+from arena.referee.answers import ArenaClosed, Fault, Reply
 from arena.referee.clock import ClockConfig
-from arena.referee.play import _Fault, _Referee, new_match_id
+from arena.referee.play import _Referee, new_match_id
 from arena.referee.policy import FaultPolicy
 from arena.referee.record import MatchResult
-from arena.referee.session import ARENA_CLOSED
 from arena.rules import Match
 from arena.rules.decisions import Action
 from arena.rules.ruleset import RuleSet
@@ -113,18 +113,22 @@ class _ObservedReferee(_Referee):
             )
         )  # fmt: skip
 
-    def decide(self, seat: Any, decision: Any, data: bytes, limit_ns: int) -> tuple[Any, int]:
+    def decide(
+        self, seat: Any, decision: Any, data: bytes, limit_ns: int
+    ) -> tuple[Reply | Fault | ArenaClosed, int]:
         self._tell_decision()
         rpc = seat.rpcs[decision]
         self.observer.asking(seat.index, rpc, self.match)
         on_session = seat.session is not None
         before = len(self.decisions)
         got, elapsed = seat.decide(decision, data, limit_ns)
-        answered = type(got) is not _Fault and got is not ARENA_CLOSED and elapsed <= limit_ns
+        answered = isinstance(got, Reply) and elapsed <= limit_ns
         self._asked = (seat, rpc, elapsed, answered, on_session, before)
         return got, elapsed
 
-    def notice(self, seat: Any, name: str, data: bytes, limit_ns: int) -> Any:
+    def notice(
+        self, seat: Any, name: str, data: bytes, limit_ns: int
+    ) -> Fault | ArenaClosed | None:
         self._tell_decision()
         assert name in _NOTICE_NAMES
         self.observer.asking(seat.index, name, self.match)
@@ -137,7 +141,7 @@ class _ObservedReferee(_Referee):
         on_session = on_session and (seat.session is not None or not ok)
         if name == "EndMatch":
             seat.close_session()
-        fault = got.detail if type(got) is _Fault else ""
+        fault = got.detail if isinstance(got, Fault) else ""
         self.observer.called(Call(seat.index, name, elapsed, ok, ok, on_session, None, fault))
         return got
 
@@ -146,7 +150,9 @@ class _ObservedReferee(_Referee):
 
     # Each notice on its own, one seat after the other, so that its time is its own.
 
-    def send_notices(self, name: str, requests: tuple[bytes, bytes], limit_ns: int) -> list[Any]:
+    def send_notices(
+        self, name: str, requests: tuple[bytes, bytes], limit_ns: int
+    ) -> list[Fault | ArenaClosed | None]:
         return [
             None if seat.dead else self.notice(seat, name, data, limit_ns)
             for seat, data in zip(self.seats, requests, strict=True)

@@ -39,12 +39,20 @@ from arena.protocol import (
     end_match_request,
     start_match_request,
 )
+from arena.referee.answers import (
+    ARENA_CLOSED,
+    FALLBACK,
+    ArenaClosed,
+    Ending,
+    Fallback,
+    Fault,
+    Reply,
+    SeatAnswer,
+)
 from arena.referee.clock import ClockConfig, SeatClock
 from arena.referee.policy import FaultPolicy
 from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termination
 from arena.referee.session import (
-    ARENA_CLOSED,
-    FALLBACK,
     FALLBACK_CODES,
     SessionBroken,
     open_session,
@@ -68,8 +76,6 @@ _UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
 _CANCELLED = grpc.StatusCode.CANCELLED
 _UNIMPLEMENTED = grpc.StatusCode.UNIMPLEMENTED
 _SESSION_RESPONSE = pb.PlaySessionResponse
-_FALLBACK = FALLBACK
-_ARENA_CLOSED = ARENA_CLOSED
 _HEALTH_REQUEST = health_pb2.HealthCheckRequest(service="")
 
 
@@ -88,16 +94,6 @@ class BotConnection(Protocol):
 
 def new_match_id() -> str:
     return uuid.uuid4().hex
-
-
-class _Fault:
-    """A seat's fault on one call: its kind and a readable account."""
-
-    __slots__ = ("detail", "kind")
-
-    def __init__(self, kind: FaultKind, detail: str) -> None:
-        self.kind = kind
-        self.detail = detail
 
 
 class _Seat:
@@ -161,9 +157,9 @@ class _Seat:
         }
         self.wants_session = sessions and serves_session(channel)
 
-    def open_session(self) -> Any:
+    def open_session(self) -> Fault | ArenaClosed | None:
         """Open the seat's PlaySession when its bot serves one: None when it does, or the
-        seat's crash or ``_ARENA_CLOSED`` when the channel is closed."""
+        seat's crash or ``ARENA_CLOSED`` when the channel is closed."""
         if not self.wants_session:
             return None
         self.wants_session = False
@@ -171,13 +167,13 @@ class _Seat:
             self.session = open_session(self.bot.channel)
         except ValueError:  # grpc: the channel is closed
             closed = self.closed("PlaySession")
-            return _ARENA_CLOSED if closed is None else closed
+            return ARENA_CLOSED if closed is None else closed
         return None
 
-    def session_call(self, kind: Any, data: bytes, limit_ns: int) -> tuple[Any, int]:
+    def session_call(self, kind: Any, data: bytes, limit_ns: int) -> tuple[SeatAnswer, int]:
         """Ask one request (a decision, or a notice by its name) on the seat's session: (the
-        answer message, or a ``_Fault``, or ``_FALLBACK``, or ``_ARENA_CLOSED``; the time it
-        took in ns)."""
+        answer, a ``Reply`` of the response message or a ``Fault``, ``FALLBACK`` or
+        ``ARENA_CLOSED``; the time it took in ns)."""
         return self.session_answer(kind, self.session_send(kind, data, limit_ns), limit_ns)
 
     def session_send(self, kind: Any, data: bytes, limit_ns: int) -> tuple[int, int]:
@@ -188,7 +184,9 @@ class _Seat:
         t0 = perf_counter_ns()
         return session.send(kind, data, limit_ns / 1e9), t0
 
-    def session_answer(self, kind: Any, sent: tuple[int, int], limit_ns: int) -> tuple[Any, int]:
+    def session_answer(
+        self, kind: Any, sent: tuple[int, int], limit_ns: int
+    ) -> tuple[SeatAnswer, int]:
         """The answer to a request ``session_send`` put on the session, as ``session_call``
         gives it."""
         session = self.session
@@ -200,21 +198,21 @@ class _Seat:
             elapsed = perf_counter_ns() - t0
             self.session = None
             if not session.started and exc.code in FALLBACK_CODES:
-                return _FALLBACK, elapsed
+                return FALLBACK, elapsed
             return self.session_broken(self.rpcs.get(kind, kind), exc), elapsed
         elapsed = perf_counter_ns() - t0
         response = answer.response
         if response is not None:  # the answer of nearly every request
-            return response, elapsed
+            return Reply(response), elapsed
         return self.judge(answer, self.rpcs.get(kind, kind), limit_ns), elapsed
 
-    def judge(self, answer: Any, rpc: str, limit_ns: int) -> Any:
+    def judge(self, answer: Any, rpc: str, limit_ns: int) -> Fault:
         """A session's answer (``arena.referee.session.Answer``) that is not a response, as the
-        unary outcome: the ``_Fault`` of a timeout, an error or a malformed answer."""
+        unary outcome: the ``Fault`` of a timeout, an error or a malformed answer."""
         if answer.timed_out:
             if not self.is_alive():  # what held the stream open was not the bot
                 return self.crash(rpc, None, "no answer")
-            return _Fault(
+            return Fault(
                 FaultKind.TIMEOUT, f"{self.label}: no answer to {rpc} within {_ms(limit_ns)}"
             )
         if answer.error is not None:
@@ -223,23 +221,23 @@ class _Seat:
                 status: Any = _STATUS_BY_VALUE[code]
             except KeyError:
                 status = f"status {code}"
-            return _Fault(
+            return Fault(
                 FaultKind.ERROR_STATUS,
                 f"{self.label}: {rpc} failed with status "
                 f"{_status_text(status, answer.error.message)}",
             )
-        return _Fault(
+        return Fault(
             FaultKind.MALFORMED_ANSWER, f"{self.label}: malformed {rpc} answer: {answer.malformed}"
         )
 
-    def session_broken(self, rpc: str, exc: SessionBroken) -> Any:
-        """The stream broke: the bot's crash, or ``_ARENA_CLOSED`` when it was the arena that
+    def session_broken(self, rpc: str, exc: SessionBroken) -> Fault | ArenaClosed:
+        """The stream broke: the bot's crash, or ``ARENA_CLOSED`` when it was the arena that
         closed the channel of a living bot."""
         try:
             self.health(_HEALTH_REQUEST, timeout=0.25)
         except ValueError:  # grpc: "Cannot invoke RPC on closed channel!"
             closed = self.closed(rpc)
-            return _ARENA_CLOSED if closed is None else closed
+            return ARENA_CLOSED if closed is None else closed
         except grpc.RpcError:
             pass
         return self.crash(rpc, exc.code, exc.details or "the session stream ended")
@@ -251,16 +249,20 @@ class _Seat:
 
     # -- the calls ----------------------------------------------------------------------------
 
-    def decide(self, decision: Decision, data: bytes, limit_ns: int) -> tuple[Any, int]:
-        """Ask a decision: (the answer, as bytes or a message; or a ``_Fault``; or
-        ``_ARENA_CLOSED``), and the time it took in ns."""
+    def decide(
+        self, decision: Decision, data: bytes, limit_ns: int
+    ) -> tuple[Reply | Fault | ArenaClosed, int]:
+        """Ask a decision: (the answer, a ``Reply`` of bytes or a message, or a ``Fault``, or
+        ``ARENA_CLOSED``), and the time it took in ns."""
         if self.session is not None:
             got, elapsed = self.session_call(decision, data, limit_ns)
-            if got is not _FALLBACK:
+            if not isinstance(got, Fallback):
                 return got, elapsed
         return self.unary_decide(decision, data, limit_ns)
 
-    def unary_decide(self, decision: Decision, data: bytes, limit_ns: int) -> tuple[Any, int]:
+    def unary_decide(
+        self, decision: Decision, data: bytes, limit_ns: int
+    ) -> tuple[Reply | Fault | ArenaClosed, int]:
         call, _, rpc = self.calls[decision]
         t0 = perf_counter_ns()
         try:
@@ -270,11 +272,11 @@ class _Seat:
             return self.rpc_fault(rpc, exc, elapsed, limit_ns), elapsed
         except ValueError:  # grpc: "Cannot invoke RPC on closed channel!"
             closed = self.closed(rpc)
-            return (_ARENA_CLOSED if closed is None else closed), 0
-        return raw, perf_counter_ns() - t0
+            return (ARENA_CLOSED if closed is None else closed), 0
+        return Reply(raw), perf_counter_ns() - t0
 
-    def notice(self, name: str, data: bytes, limit_ns: int) -> Any:
-        """Send a notice: None, or a ``_Fault``, or ``_ARENA_CLOSED``."""
+    def notice(self, name: str, data: bytes, limit_ns: int) -> Fault | ArenaClosed | None:
+        """Send a notice: None, or a ``Fault``, or ``ARENA_CLOSED``."""
         return self.notice_answer(name, data, limit_ns, self.notice_send(name, data, limit_ns))
 
     def notice_send(self, name: str, data: bytes, limit_ns: int) -> tuple[int, int] | None:
@@ -285,22 +287,25 @@ class _Seat:
 
     def notice_answer(
         self, name: str, data: bytes, limit_ns: int, sent: tuple[int, int] | None
-    ) -> Any:
+    ) -> Fault | ArenaClosed | None:
         """How a notice went (``sent`` by ``notice_send``, or None to send it as a unary
-        call): None, or a ``_Fault``, or ``_ARENA_CLOSED``."""
+        call): None, or a ``Fault``, or ``ARENA_CLOSED``."""
         if sent is not None:
             got, _ = self.session_answer(name, sent, limit_ns)
-            if got is not _FALLBACK:
-                return got if got is _ARENA_CLOSED or type(got) is _Fault else None
-        return self.unary_notice(name, data, limit_ns)
+            match got:
+                case Reply():
+                    return None
+                case Fault() | ArenaClosed():
+                    return got
+        return self.unary_notice(name, data, limit_ns)  # no session, or FALLBACK
 
-    def unary_notice(self, name: str, data: bytes, limit_ns: int) -> Any:
+    def unary_notice(self, name: str, data: bytes, limit_ns: int) -> Fault | ArenaClosed | None:
         t0 = perf_counter_ns()
         try:
             self.notices[name](data, timeout=limit_ns / 1e9)
         except ValueError:
             closed = self.closed(name)
-            return _ARENA_CLOSED if closed is None else closed
+            return ARENA_CLOSED if closed is None else closed
         except grpc.RpcError as exc:
             return self.rpc_fault(name, exc, perf_counter_ns() - t0, limit_ns)
         return None
@@ -314,7 +319,7 @@ class _Seat:
         """The rest of ``end_match`` once ``sent`` (the session is left open)."""
         if sent is not None:
             got, _ = self.session_answer("EndMatch", sent, limit_ns)
-            if got is not _FALLBACK:
+            if not isinstance(got, Fallback):
                 return
         with contextlib.suppress(grpc.RpcError, ValueError):
             self.notices["EndMatch"](data, timeout=limit_ns / 1e9)
@@ -324,7 +329,7 @@ class _Seat:
             return False
         return True if self.alive is None else bool(self.alive())
 
-    def rpc_fault(self, rpc: str, exc: grpc.RpcError, elapsed_ns: int, limit_ns: int) -> _Fault:
+    def rpc_fault(self, rpc: str, exc: grpc.RpcError, elapsed_ns: int, limit_ns: int) -> Fault:
         """Classify a failed call. A dead process or a lost connection is a crash whatever the
         status said; a call cancelled or UNAVAILABLE is one when the bot cannot be reached any
         more (a server shutting down cancels the calls it was serving), and otherwise the
@@ -337,15 +342,15 @@ class _Seat:
         if not alive:
             return self.crash(rpc, code, details)
         if code is _DEADLINE and elapsed_ns >= limit_ns:
-            return _Fault(
+            return Fault(
                 FaultKind.TIMEOUT, f"{self.label}: no answer to {rpc} within {_ms(limit_ns)}"
             )
-        return _Fault(
+        return Fault(
             FaultKind.ERROR_STATUS,
             f"{self.label}: {rpc} failed with status {_status_text(code, details)}",
         )
 
-    def crash(self, rpc: str, code: Any, details: str) -> _Fault:
+    def crash(self, rpc: str, code: Any, details: str) -> Fault:
         # A process that closed its socket by dying is reaped a moment later (after the
         # runtime's supervisor has killed what it left behind): wait for that a little, only to
         # say which it was. The match is lost either way; nothing waits on the bot's answer.
@@ -356,7 +361,7 @@ class _Seat:
             alive = self.is_alive()
         self.dead = True
         why = "the connection was lost" if alive else self.exited()
-        return _Fault(
+        return Fault(
             FaultKind.CRASH,
             f"{self.label}: {why} during {rpc} ({_status_text(code, details)})"
             f"{self.last_output()}",
@@ -382,14 +387,14 @@ class _Seat:
             f" ({_exit_text(returncode)})" if isinstance(returncode, int) else ""
         )
 
-    def closed(self, rpc: str) -> _Fault | None:
+    def closed(self, rpc: str) -> Fault | None:
         """The fault of a call refused because the arena closed the channel: the bot's crash
         when its process is gone (a tournament restarting a dead bot closes its old channel),
         None when the arena closed the connection of a living bot."""
         if self.is_alive():
             return None
         self.dead = True
-        return _Fault(
+        return Fault(
             FaultKind.CRASH,
             f"{self.label}: {self.exited()} before {rpc} (its connection is closed)"
             f"{self.last_output()}",
@@ -501,36 +506,37 @@ class _Referee:
             ended = self._begin()
             if ended is None:
                 ended = self._play()
-            winner, termination, detail = ended
-            result = self._result(winner, termination, detail)
-            self._send_end_match(winner, termination, detail)
+            result = self._result(ended)
+            self._send_end_match(ended)
             return result
         except BaseException:
             try:  # what is sent when the referee itself stops on an error
-                self._send_end_match(None, Termination.ABORTED, "the referee stopped on an error")
+                self._send_end_match(
+                    Ending(None, Termination.ABORTED, "the referee stopped on an error")
+                )
             finally:
                 self.cancel_sessions()
             raise
         finally:
             self.cancel_sessions()
 
-    def _begin(self) -> tuple[int | None, Termination, str] | None:
+    def _begin(self) -> Ending | None:
         """Open the seats' sessions and send StartMatch: how the match ended, or None to play."""
         for seat in self.seats:
             if seat.dead:
-                fault = _Fault(
+                fault = Fault(
                     FaultKind.CRASH,
                     f"{seat.label}: {seat.exited()} before the match began{seat.last_output()}",
                 )
                 return self._fault(seat, fault)
         for seat in self.seats:
-            opened = seat.open_session()
-            if opened is _ARENA_CLOSED:
-                return None, Termination.ABORTED, _closed_by_arena(seat)
-            if opened is not None:
-                ended = self._fault(seat, opened)
-                if ended is not None:
-                    return ended
+            match seat.open_session():
+                case ArenaClosed():
+                    return Ending(None, Termination.ABORTED, _closed_by_arena(seat))
+                case Fault() as fault:
+                    ended = self._fault(seat, fault)
+                    if ended is not None:
+                        return ended
         return self._notify_start()
 
     def cancel_sessions(self) -> None:
@@ -540,7 +546,7 @@ class _Referee:
                 seat.session.cancel()
                 seat.session = None
 
-    def _play(self) -> tuple[int | None, Termination, str]:
+    def _play(self) -> Ending:
         """The decision loop, kept lean: it is the referee's hot path."""
         m = self.match
         seats = self.seats
@@ -553,7 +559,7 @@ class _Referee:
             if decision is None:  # the match is over
                 break
             if stop is not None and stop.is_set():
-                return None, Termination.ABORTED, "the match was stopped by the arena"
+                return Ending(None, Termination.ABORTED, "the match was stopped by the arena")
             index = m.to_act
             assert index is not None
             seat = seats[index]
@@ -561,40 +567,42 @@ class _Referee:
             data = encode(m, index, decision, clock)
             limit_ns = clock.move_ns + clock.bank_ns
             got, elapsed = decide(seat, decision, data, limit_ns)
-            if got is _ARENA_CLOSED:
-                return None, Termination.ABORTED, _closed_by_arena(seat)
-            if type(got) is _Fault:
-                clock.charge(elapsed)
-                fault = got
-            elif clock.charge(elapsed):
-                try:
-                    action = action_from_response(
-                        decision, seat.parse[decision](got) if type(got) is bytes else got
-                    )
-                    m.apply(action)
-                except RulesError as exc:
-                    fault = _Fault(
-                        FaultKind.ILLEGAL_ACTION,
-                        f"{seat.label}: {_describe_action(decision, action)}: {exc}",
-                    )
-                except (MalformedAnswerError, DecodeError) as exc:
-                    fault = _Fault(
-                        FaultKind.MALFORMED_ANSWER,
-                        f"{seat.label}: malformed {seat.rpcs[decision]} answer: {exc}",
-                    )
-                else:
-                    append((index, decision, action, elapsed // 1000, None))
-                    if decision is _PLAY and m.decision is not _PLAY:
-                        ended = self._notify_end_hand()
-                        if ended is not None:
-                            return ended
-                    continue
-            else:
-                fault = _Fault(
-                    FaultKind.TIMEOUT,
-                    f"{seat.label}: answered {seat.rpcs[decision]} after {_ms(elapsed)}, "
-                    f"over its limit of {_ms(limit_ns)}",
-                )
+            match got:
+                case Reply(message):
+                    if clock.charge(elapsed):
+                        try:
+                            if type(message) is bytes:  # a unary call's answer
+                                message = seat.parse[decision](message)
+                            action = action_from_response(decision, message)
+                            m.apply(action)
+                        except RulesError as exc:
+                            fault = Fault(
+                                FaultKind.ILLEGAL_ACTION,
+                                f"{seat.label}: {_describe_action(decision, action)}: {exc}",
+                            )
+                        except (MalformedAnswerError, DecodeError) as exc:
+                            fault = Fault(
+                                FaultKind.MALFORMED_ANSWER,
+                                f"{seat.label}: malformed {seat.rpcs[decision]} answer: {exc}",
+                            )
+                        else:
+                            append((index, decision, action, elapsed // 1000, None))
+                            if decision is _PLAY and m.decision is not _PLAY:
+                                ended = self._notify_end_hand()
+                                if ended is not None:
+                                    return ended
+                            continue
+                    else:
+                        fault = Fault(
+                            FaultKind.TIMEOUT,
+                            f"{seat.label}: answered {seat.rpcs[decision]} after "
+                            f"{_ms(elapsed)}, over its limit of {_ms(limit_ns)}",
+                        )
+                case Fault():
+                    clock.charge(elapsed)
+                    fault = got
+                case ArenaClosed():
+                    return Ending(None, Termination.ABORTED, _closed_by_arena(seat))
             ended = self._fault(seat, fault)
             if ended is not None:
                 return ended
@@ -612,14 +620,14 @@ class _Referee:
             if outcome.termination is RulesTermination.TARGET_REACHED
             else Termination.HAND_LIMIT
         )
-        return outcome.winner, termination, ""
+        return Ending(outcome.winner, termination, "")
 
     def _fault(
         self,
         seat: _Seat,
-        fault: _Fault,
+        fault: Fault,
         then: str = "a random legal action was played instead",
-    ) -> tuple[int | None, Termination, str] | None:
+    ) -> Ending | None:
         """Count a fault; the end of the match if it forfeits, None to go on (``then`` says
         how: a substitute for a decision, nothing for a notice)."""
         seat.faults += 1
@@ -627,7 +635,7 @@ class _Referee:
             detail = fault.detail
             if self.policy.kind == "substitute" and fault.kind is not FaultKind.CRASH:
                 detail = f"{detail} (fault {seat.faults} of at most {self.policy.max_faults})"
-            return 1 - seat.index, fault.kind.termination, detail
+            return Ending(1 - seat.index, fault.kind.termination, detail)
         self.fault_notes.append(f"{fault.detail} (fault {seat.faults}, {then})")
         return None
 
@@ -635,7 +643,7 @@ class _Referee:
 
     def _notify(
         self, name: str, requests: tuple[bytes, bytes], decided: bool = False
-    ) -> tuple[int | None, Termination, str] | None:
+    ) -> Ending | None:
         """Send a notice to both seats; judge timeouts, error statuses and crashes, seat 0's
         first.
 
@@ -645,26 +653,28 @@ class _Referee:
         settled."""
         limit_ns = self.clock.move_time_ms * 1_000_000
         for seat, got in zip(self.seats, self.send_notices(name, requests, limit_ns), strict=True):
-            if got is _ARENA_CLOSED:
-                return None, Termination.ABORTED, _closed_by_arena(seat)
-            if got is None:
-                continue
-            fault: _Fault = got
-            if decided:
-                seat.faults += 1
-                self.fault_notes.append(
-                    f"{fault.detail} (fault {seat.faults}, after the match was decided)"
-                )
-                continue
-            ended = self._fault(seat, fault, "the match went on")
-            if ended is not None:
-                return ended
+            match got:
+                case None:
+                    continue
+                case ArenaClosed():
+                    return Ending(None, Termination.ABORTED, _closed_by_arena(seat))
+                case Fault() if decided:
+                    seat.faults += 1
+                    self.fault_notes.append(
+                        f"{got.detail} (fault {seat.faults}, after the match was decided)"
+                    )
+                case Fault():
+                    ended = self._fault(seat, got, "the match went on")
+                    if ended is not None:
+                        return ended
         return None
 
-    def send_notices(self, name: str, requests: tuple[bytes, bytes], limit_ns: int) -> list[Any]:
+    def send_notices(
+        self, name: str, requests: tuple[bytes, bytes], limit_ns: int
+    ) -> list[Fault | ArenaClosed | None]:
         """Send a notice to each living seat, those on a session both at once (their requests
         on the wire before an answer is read, then a unary one): each seat's outcome, None, a
-        ``_Fault`` or ``_ARENA_CLOSED`` (None for a seat found dead, which has no calls to
+        ``Fault`` or ``ARENA_CLOSED`` (None for a seat found dead, which has no calls to
         make: see ``_Seat``)."""
         seats = self.seats
         sent = [
@@ -676,7 +686,7 @@ class _Referee:
             for seat, data, s in zip(seats, requests, sent, strict=True)
         ]
 
-    def _notify_start(self) -> tuple[int | None, Termination, str] | None:
+    def _notify_start(self) -> Ending | None:
         s0, s1 = self.seats
         told = (s1.name, s0.name) if self.reveal_opponents else ("", "")
         return self._notify(
@@ -691,7 +701,7 @@ class _Referee:
             ),
         )
 
-    def _notify_end_hand(self) -> tuple[int | None, Termination, str] | None:
+    def _notify_end_hand(self) -> Ending | None:
         result = self.match.hand_results[-1]
         if self.on_hand is not None:
             self.on_hand(result)
@@ -699,8 +709,9 @@ class _Referee:
             "EndHand", end_hand_requests(self.match_id, result), decided=self.match.is_over
         )
 
-    def _send_end_match(self, winner: int | None, termination: Termination, detail: str) -> None:
+    def _send_end_match(self, ended: Ending) -> None:
         """Tell the living bots how the match ended; their answers are not judged."""
+        winner, termination, detail = ended
         m = self.match
         limit_ns = self.clock.move_time_ms * 1_000_000
         requests = {
@@ -729,9 +740,8 @@ class _Referee:
 
     # -- the result -----------------------------------------------------------------------
 
-    def _result(
-        self, winner: int | None, termination: Termination, detail: str
-    ) -> MatchResult:
+    def _result(self, ended: Ending) -> MatchResult:
+        winner, termination, detail = ended
         m = self.match
         notes = "; ".join(self.fault_notes)
         if notes:

@@ -32,9 +32,7 @@ from arena.protocol import SERVICE_NAME
 from arena.rules.decisions import Decision
 
 __all__ = [
-    "ARENA_CLOSED",
     "CLOSE_WAIT_S",
-    "FALLBACK",
     "FIELDS",
     "Answer",
     "Session",
@@ -61,13 +59,6 @@ FIELDS: dict[Decision | str, tuple[str, int]] = {
 
 CLOSE_WAIT_S = 1.0
 """How long the end of a session waits for the bot to end its side before cancelling it."""
-
-# What a seat's calls may come back as (``arena.referee.play``), beside the sessions that carry
-# them.
-FALLBACK = object()
-"""A session the bot turned down on its first request: play the seat over unary RPCs."""
-ARENA_CLOSED = object()
-"""The arena closed the connection of a living bot."""
 
 
 def _varint(n: int) -> bytes:

@@ -34,7 +34,7 @@ from arena.rules.errors import (
     WrongDecisionError,
 )
 from arena.rules.match import ENGINE_VERSION, Match, exchange_order, stock_order
-from arena.rules.observation import Observation, SeatView, TrickView
+from arena.rules.observation import InformationSet, Observation, SeatView, TrickView
 from arena.rules.outcome import HandResult, Outcome, Termination
 from arena.rules.playout import TrickPlay, legal_plays, settle
 from arena.rules.ruleset import RuleSet
@@ -57,6 +57,7 @@ __all__ = [
     "Decision",
     "HandResult",
     "IllegalActionError",
+    "InformationSet",
     "InvalidRuleSetError",
     "Match",
     "MatchOverError",

@@ -19,7 +19,6 @@ import struct
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 from random import Random
-from typing import Any
 
 from arena.rules.cards import (
     FULL_DECK,
@@ -34,7 +33,7 @@ from arena.rules.cards import (
 )
 from arena.rules.decisions import Action, Decision
 from arena.rules.errors import IllegalActionError, MatchOverError, RulesError, WrongDecisionError
-from arena.rules.observation import Observation, SeatView, TrickView
+from arena.rules.observation import InformationSet, Observation, SeatView, TrickView
 from arena.rules.outcome import HandResult, Outcome, Termination
 from arena.rules.ruleset import RuleSet
 from arena.rules.scoring import bag_penalty, hand_points
@@ -58,6 +57,9 @@ _DECISION_OF = (
 )
 
 _NON_SPADES = FULL_DECK ^ SPADES_MASK
+_new_information_set = tuple.__new__
+"""``InformationSet``'s values made into one without its Python ``__new__``: a decision's
+hot path."""
 _FIRST_SPADE = 39
 _SUIT_MASK_OF = tuple(SUIT_MASKS[c // 13] for c in range(NUM_CARDS))
 # _FOLLOWER_WINS[lead * 52 + card]: the answer ``card`` beats the lead (R-4.6).
@@ -494,36 +496,32 @@ class Match:
             own_put_aside=cards_of(self._aside[seat]) if self._aside[seat] else (),
         )
 
-    def information_set(self, seat: int) -> tuple[Any, ...]:
+    def information_set(self, seat: int) -> InformationSet:
         """What ``observation(seat)`` holds, as the engine's own plain values, for encoders on a
         referee's hot path (``arena.referee.wire``): nothing is built but the seats' shared
-        views, so it costs a fraction of an observation.
-
-        ``(hand_number, first_drawer, hand, looking_at, own_discards, stock_size, seats, plays,
-        winners, spades_broken, own_put_aside)``: ``hand`` and ``own_put_aside`` are card masks,
-        ``seats`` the pair of the seats' ``SeatView``, the same tuple object for as long as
-        neither seat's public facts change (so a caller may keep what it made of them by
-        identity); ``plays`` are the hand's cards in play order and ``winners`` the winner of
-        each completed trick (the first trick is led by ``first_drawer ^ 1``, each next one by
-        the last winner). The lists are the engine's own: read them before the next ``apply``
-        and never change them. The same facts as ``observation(seat)``, no more (tests check
-        one against the other)."""
+        views, so it costs a fraction of an observation. ``InformationSet`` says what each
+        value is; its lists are the engine's own: read them before the next ``apply`` and never
+        change them. The same facts as ``observation(seat)``, no more (tests check one against
+        the other)."""
         if seat != 0 and seat != 1:
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         phase = self._phase
         pos = self._pos
-        return (
-            self._hand_number,
-            self._first_drawer,
-            self._hands[seat],
-            self._stock[pos] if phase == _DRAW and self._to_act == seat else None,
-            self._own_discards[seat],
-            NUM_CARDS - pos - (phase == _DRAW),
-            self._seat_pair(),
-            self._plays,
-            self._winners,
-            self._broken,
-            self._aside[seat],
+        return _new_information_set(
+            InformationSet,
+            (
+                self._hand_number,
+                self._first_drawer,
+                self._hands[seat],
+                self._stock[pos] if phase == _DRAW and self._to_act == seat else None,
+                self._own_discards[seat],
+                NUM_CARDS - pos - (phase == _DRAW),
+                self._seat_pair(),
+                self._plays,
+                self._winners,
+                self._broken,
+                self._aside[seat],
+            ),
         )
 
     def _seat_pair(self) -> tuple[SeatView, SeatView]:

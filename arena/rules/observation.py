@@ -8,6 +8,7 @@ Double Nil exchange are its own knowledge and are part of its view.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from arena.rules.decisions import Decision
 from arena.rules.ruleset import RuleSet
@@ -66,3 +67,32 @@ class Observation:
     own_put_aside: tuple[int, ...] = ()
     """The cards this seat put aside in its own Double Nil exchange this hand, lowest first;
     empty before it has exchanged (R-3.4, spades-rules.md "What each player may know")."""
+
+
+class InformationSet(NamedTuple):
+    """What ``Observation`` holds, as the engine's own plain values (``Match.information_set``):
+    for encoders on a referee's hot path, where building an ``Observation`` costs too much.
+    The same facts, no more (tests check one against the other)."""
+
+    hand_number: int
+    first_drawer: int
+    hand: int
+    """The seat's own cards, as a card mask (bit ``c`` set for card ``c``)."""
+    looking_at: int | None
+    """During this seat's draw decision, the card it is looking at (R-2.1)."""
+    own_discards: list[int]
+    """The cards this seat put on the discard pile this hand, in order (R-2.2): the engine's
+    own list, read it before the next ``apply`` and never change it."""
+    stock_size: int
+    seats: tuple[SeatView, SeatView]
+    """The pair of the seats' views: the same tuple object for as long as neither seat's
+    public facts change (so a caller may keep what it made of them by identity)."""
+    plays: list[int]
+    """The hand's cards in play order (the engine's own list, as ``own_discards``)."""
+    winners: list[int]
+    """The winner of each completed trick: the first trick is led by ``first_drawer ^ 1``,
+    each next one by the last winner (the engine's own list)."""
+    spades_broken: bool
+    own_put_aside: int
+    """The cards this seat put aside in its own Double Nil exchange this hand, as a card
+    mask (R-3.4)."""
