@@ -131,3 +131,45 @@ def test_the_deadline_keeper_holds_about_one_entry_per_session() -> None:
         after = len(session._deadlines._heap)
     assert result.termination is Termination.HAND_LIMIT and len(result.decisions) > 50
     assert after - before <= 4, (before, after)
+
+
+def test_both_seats_are_told_of_a_hands_end_at_once(tmp_path: Path) -> None:
+    """Each bot's EndHand waits (up to 4 s) until the other bot has its own EndHand too: sent
+    one seat after the other, seat 0's would wait for a request that comes only after its
+    answer, fail, and forfeit the match. Both are on the wire before either answer is read, so
+    every hand ends clean."""
+    from arena.bench.first_legal import FirstLegal
+    from arena.runtime.channel import open_channel
+    from arena.sdk.server import start
+    from arena.sdk.view import HandEnd
+
+    meeting = threading.Barrier(2, timeout=4.0)
+    met: list[int] = []
+
+    class Meeting(FirstLegal):
+        def end_hand(self, end: HandEnd) -> None:
+            met.append(meeting.wait())  # raises (an error status: a fault) if alone
+
+    @dataclasses.dataclass
+    class Connection:
+        name: str
+        channel: object
+
+    servers = [start(Meeting(), f"unix:{tmp_path}/bot{i}.sock", handlers="threads") for i in (0, 1)]
+    bots = [Connection(f"meeting_{i}", open_channel(s.address)) for i, s in enumerate(servers)]
+    try:
+        result = play_match(
+            (bots[0], bots[1]),  # type: ignore[arg-type]
+            seed=3,
+            rules=RuleSet(max_hands=2),
+            clock=ClockConfig(move_time_ms=8000),
+        )
+    finally:
+        for bot in bots:
+            bot.channel.close()  # type: ignore[attr-defined]
+        for server in servers:
+            server.stop()
+    assert result.faults == (0, 0), result.detail
+    assert result.termination is Termination.HAND_LIMIT and result.hands_played == 2
+    assert sorted(met) == [0, 0, 1, 1]  # two hands, both seats each time
+    assert verify(result)
