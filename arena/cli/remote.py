@@ -11,8 +11,8 @@ from typing import Any
 
 import typer
 
+from arena.bot_protocol.messages import termination_from_pb
 from arena.errors import ArenaError
-from arena.protocol import termination_from_pb
 from arena.referee.record import MatchResult
 from arena.rules.ruleset import RuleSet
 from arena.service.client import CA_FILE_ENV, TOKEN_ENV, ArenaClient
@@ -126,7 +126,7 @@ def tournament_run(
     import sys
 
     from arena._gen.arena.v1 import arena_pb2 as pb
-    from arena.protocol import ruleset_to_pb
+    from arena.bot_protocol.messages import ruleset_to_pb
     from arena.service.convert import DEALS
 
     if not bots:
@@ -255,7 +255,7 @@ def report_parts(t: Any) -> tuple[Any, Any, Any]:
     from types import SimpleNamespace
 
     from arena._gen.arena.v1 import arena_pb2 as pb
-    from arena.protocol import ruleset_from_pb
+    from arena.bot_protocol.messages import ruleset_from_pb
     from arena.referee import ClockConfig, FaultPolicy
     from arena.service.convert import deals_from_pb, policy_from_pb, standings_from_pb
     from arena.store import TournamentStatus

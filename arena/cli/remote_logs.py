@@ -31,7 +31,7 @@ def list_matches(
 ) -> list[dict[str, Any]]:
     """Every match the server lists (all its pages), oldest first, as ``match_row`` gives
     them locally."""
-    from arena.protocol import termination_from_pb
+    from arena.bot_protocol.messages import termination_from_pb
     from arena.service.convert import from_timestamp
 
     out: list[dict[str, Any]] = []

@@ -18,7 +18,7 @@ from arena.cli.options import (
 )
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
-from arena.service.policy import Quotas, TournamentLimits
+from arena.service.permissions import Quotas, TournamentLimits
 
 MIB = 1024 * 1024
 _DEFAULTS = ArchiveLimits()

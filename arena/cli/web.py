@@ -42,7 +42,7 @@ def web(
     from arena.analysis_worker import AnalysisWorkers, parse_analysis
     from arena.runtime.start_check import check_starts
     from arena.service.archive import ArchiveLimits
-    from arena.service.policy import Quotas
+    from arena.service.permissions import Quotas
     from arena.service.submission import BotSubmissions, default_data_dir
     from arena.store import Store
     from arena.store.database import resolve_url

@@ -17,8 +17,8 @@ from time import perf_counter_ns
 from typing import Any, Protocol
 
 from arena.referee.clock import ClockConfig
+from arena.referee.fault_policy import FaultPolicy
 from arena.referee.play import _Fault, _Referee, new_match_id
-from arena.referee.policy import FaultPolicy
 from arena.referee.record import MatchResult
 from arena.referee.session import ARENA_CLOSED
 from arena.rules import Match
