@@ -16,6 +16,9 @@ from arena.cli.options import (
     SandboxOption,
     check_signup,
 )
+from arena.errors import ArenaError
+from arena.ladder import LadderSettings
+from arena.ladder.house import parse_house
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
 from arena.service.permissions import Quotas, TournamentLimits
@@ -197,9 +200,6 @@ def serve(
     on, so grpcurl or `buf curl` can list and call the service. SIGTERM shuts down gracefully.
     """
     from arena.analysis_worker import parse_analysis
-    from arena.errors import ArenaError
-    from arena.ladder import LadderSettings
-    from arena.ladder.house import parse_house
     from arena.service.server import ServerConfig
     from arena.service.server import serve as run
 
