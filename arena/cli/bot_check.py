@@ -89,6 +89,7 @@ def check(
 
     PASS exits 0; FAIL: <reason> exits 1 (refused by `bot submit`'s archive checks, cannot
     start, crash, illegal, timeout, error); a manifest that does not load exits 2."""
+    # Here, not at the top: the SDK it brings is not needed by `arena --help`.
     from arena.tournament.preflight import check_bot, start_for_check
 
     mode = check_sandbox(sandbox)

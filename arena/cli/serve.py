@@ -199,6 +199,7 @@ def serve(
     Writes need a token (`arena token create NAME`). Health checking and server reflection are
     on, so grpcurl or `buf curl` can list and call the service. SIGTERM shuts down gracefully.
     """
+    # Here, not at the top: the service's server (and grpc.aio) is not needed by `arena --help`.
     from arena.analysis_worker import parse_analysis
     from arena.service.server import ServerConfig
     from arena.service.server import serve as run

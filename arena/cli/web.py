@@ -45,6 +45,8 @@ def web(
     to say. The pages update live while a tournament is played into the
     same database by another process (`arena tournament run`). Ctrl-C stops it.
     """
+    # Here, not at the top: the web (Starlette, Jinja, Hypercorn: some 170 modules) is not
+    # needed by `arena --help` or any other command.
     from arena.analysis_worker import AnalysisWorkers, parse_analysis
     from arena.web import WebConfig, WebServer, parse_listen
 
