@@ -14,9 +14,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
 from arena._gen.spades.v1 import bot_pb2_grpc
+from arena.bot_protocol import messages
 from arena.rules import Decision, Match
 
 CLOCK = pb.Clock(move_time_ms=1000, time_bank_ms=5000)
@@ -42,7 +42,7 @@ def first_request(decision: Decision, seed: int = 3) -> tuple[Match, Any]:
     seat = m.to_act
     assert seat is not None
     legal = m.legal_actions() if decision in (Decision.PLAY, Decision.BID) else []
-    return m, protocol.build_request(decision, f"match-{seed}", m.observation(seat), legal, CLOCK)
+    return m, messages.build_request(decision, f"match-{seed}", m.observation(seat), legal, CLOCK)
 
 
 class BotProcess:

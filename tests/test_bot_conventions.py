@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bot_process import CLOCK
 
-from arena import protocol
+from arena.bot_protocol import messages
 from arena.referee import Termination, play_match, unplayed_result
 from arena.rules import Decision, Match, RuleSet
 from arena.runtime import load_manifest, start_bot
@@ -22,7 +22,7 @@ def _request(m: Match):
     seat, decision = m.to_act, m.decision
     assert seat is not None and decision is not None
     legal = m.legal_actions() if decision in (Decision.PLAY, Decision.BID) else []
-    return protocol.build_request(decision, "c", m.observation(seat), legal, CLOCK)
+    return messages.build_request(decision, "c", m.observation(seat), legal, CLOCK)
 
 
 def test_the_stock_count_of_a_draw_excludes_the_card_looked_at() -> None:

@@ -21,8 +21,8 @@ import pytest
 from bot_process import CLOCK, BotProcess, first_request
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
+from arena.bot_protocol import messages
 from arena.referee import ClockConfig, play_match, verify
 from arena.rules import Decision, RuleSet
 from arena.runtime import load_manifest, start_bot
@@ -85,13 +85,13 @@ def test_the_bot_serves_the_health_check_the_arena_asks(cpp_bot: BotProcess) -> 
 
 def test_the_bot_answers_every_decision_legally(cpp_bot: BotProcess) -> None:
     stub = cpp_bot.stub
-    start = protocol.start_match_request("match-1", 0, RuleSet(), "python", CLOCK)
+    start = messages.start_match_request("match-1", 0, RuleSet(), "python", CLOCK)
     assert stub.StartMatch(start, timeout=5) == pb.StartMatchResponse()
     for seed in range(4):
         for decision in Decision:
             m, req = first_request(decision, seed)
-            response = getattr(stub, protocol.RPCS[decision].name)(req, timeout=5)
-            action = protocol.action_from_response(decision, response)
+            response = getattr(stub, messages.RPCS[decision].name)(req, timeout=5)
+            action = messages.action_from_response(decision, response)
             assert m.is_legal(action), (seed, decision, action)
             if decision is Decision.PLAY:  # the lowest legal card, spades counting highest
                 legal = m.legal_actions()

@@ -290,7 +290,7 @@ def test_the_service_plays_its_tournaments_on_the_cluster(
     from test_service import ArenaProcess, make_admin_token
 
     from arena._gen.arena.v1 import arena_pb2 as pb
-    from arena.protocol import ruleset_to_pb
+    from arena.bot_protocol.messages import ruleset_to_pb
     from arena.rules import RuleSet
     from arena.service.client import ArenaClient
 

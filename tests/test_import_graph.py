@@ -76,8 +76,9 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_graph_sees_the_cli_modules() -> None:
     graph = _import_graph()
-    assert "arena.cli.remote" in graph["arena.cli.ratings"]
-    assert "arena.cli.ratings_format" in graph["arena.cli.remote"]
+    assert "arena.cli.open_arena" in graph["arena.cli.ratings"]
+    assert "arena.cli.remote" in graph["arena.cli.open_arena"]
+    assert "arena.cli.interface" in graph["arena.cli.remote"]
 
 
 def test_no_import_cycle() -> None:

@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ArenaError
-from arena.ladder import LADDER_KEY, Entrant, Ladder, LadderSettings, Matchmaker, describe_status
+from arena.ladder import (
+    LADDER_KEY,
+    Ladder,
+    LadderEntrant,
+    LadderSettings,
+    Matchmaker,
+    describe_status,
+)
 from arena.ladder.house import parse_house
 from arena.rules.ruleset import RuleSet
 from arena.service.convert import ladder_status_from_pb, ladder_status_to_pb
@@ -34,8 +41,8 @@ def test_house_bots_are_none_sample_or_named_sample_bots() -> None:
 
 
 def test_two_house_bots_are_never_paired() -> None:
-    house = [Entrant(i, f"h{i}", 25.0, 8.0, house=True) for i in (1, 2, 3)]
-    mine = Entrant(9, "mine", 25.0, 8.3)
+    house = [LadderEntrant(i, f"h{i}", 25.0, 8.0, house=True) for i in (1, 2, 3)]
+    mine = LadderEntrant(9, "mine", 25.0, 8.3)
     maker = Matchmaker()
     assert maker.choose(house, {}, next_pair=0, rng=random.Random(1)) is None
     ranked = maker.rank([*house, mine], {}, next_pair=0)

@@ -8,17 +8,20 @@ import random
 import pytest
 
 from arena.ladder import simulation
-from arena.ladder.matchmaking import Entrant, Matchmaker
+from arena.ladder.matchmaking import LadderEntrant, Matchmaker
 
 
-def field(*sigmas: float, mus: tuple[float, ...] | None = None) -> list[Entrant]:
+def field(*sigmas: float, mus: tuple[float, ...] | None = None) -> list[LadderEntrant]:
     mus = mus or tuple(25.0 for _ in sigmas)
-    return [Entrant(i, f"b{i}", mu, s) for i, (mu, s) in enumerate(zip(mus, sigmas, strict=True))]
+    pairs = enumerate(zip(mus, sigmas, strict=True))
+    return [LadderEntrant(i, f"b{i}", mu, s) for i, (mu, s) in pairs]
 
 
 def test_a_new_bot_is_played_first() -> None:
-    settled = [Entrant(i, f"b{i}", 20.0 + 3 * i, 1.5, pairs=30, last_pair=90 + i) for i in range(5)]
-    newcomer = Entrant(99, "new", 25.0, 25.0 / 3)
+    settled = [
+        LadderEntrant(i, f"b{i}", 20.0 + 3 * i, 1.5, pairs=30, last_pair=90 + i) for i in range(5)
+    ]
+    newcomer = LadderEntrant(99, "new", 25.0, 25.0 / 3)
     choice = Matchmaker().choose(
         [*settled, newcomer], {}, next_pair=100, rng=random.Random(1)
     )
@@ -53,9 +56,9 @@ def test_busy_bots_are_not_chosen_and_two_are_needed() -> None:
 def test_a_bot_left_waiting_gains_priority() -> None:
     # b2 is as certain as the others but has waited far longer than 2 * bots pairs.
     entrants = [
-        Entrant(0, "b0", 25.0, 2.0, pairs=40, last_pair=99),
-        Entrant(1, "b1", 25.0, 2.0, pairs=40, last_pair=99),
-        Entrant(2, "b2", 40.0, 2.0, pairs=5, last_pair=10),
+        LadderEntrant(0, "b0", 25.0, 2.0, pairs=40, last_pair=99),
+        LadderEntrant(1, "b1", 25.0, 2.0, pairs=40, last_pair=99),
+        LadderEntrant(2, "b2", 40.0, 2.0, pairs=5, last_pair=10),
     ]
     choice = Matchmaker().choose(entrants, {}, next_pair=100, rng=random.Random(1))
     assert choice is not None and 2 in (choice.a.version_id, choice.b.version_id)
@@ -91,14 +94,14 @@ def test_one_owners_bots_are_never_paired() -> None:
     """The issue's field: one owner's 4 fresh bots beside 8 settled bots of others. Fresh
     bots have the highest priority among themselves; none of their pairs may be ranked."""
     settled = [
-        Entrant(i, f"s{i}", 20.0 + i, 1.5, pairs=30, last_pair=90 + i, owner=100 + i)
+        LadderEntrant(i, f"s{i}", 20.0 + i, 1.5, pairs=30, last_pair=90 + i, owner=100 + i)
         for i in range(8)
     ]
-    fresh = [Entrant(50 + i, f"f{i}", 25.0, 25.0 / 3, owner=7) for i in range(4)]
+    fresh = [LadderEntrant(50 + i, f"f{i}", 25.0, 25.0 / 3, owner=7) for i in range(4)]
     ranked = Matchmaker().rank([*settled, *fresh], {}, next_pair=100)
     assert ranked and all(not (c.a.owner == c.b.owner == 7) for c in ranked)
     assert all(7 in (c.a.owner, c.b.owner) for c in ranked[:6])  # the fresh ones still first
     # The organiser's bots (no owner) do meet each other.
-    house = [Entrant(i, f"h{i}", 25.0, 3.0) for i in range(2)]
+    house = [LadderEntrant(i, f"h{i}", 25.0, 3.0) for i in range(2)]
     assert len(Matchmaker().rank(house, {}, next_pair=0)) == 1
     assert Matchmaker().rank(fresh, {}, next_pair=0) == []

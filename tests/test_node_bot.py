@@ -14,8 +14,8 @@ import pytest
 from bot_process import CLOCK, BotProcess, first_request
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
+from arena.bot_protocol import messages
 from arena.rules import Decision, RuleSet
 
 NODE_BOT = Path(__file__).resolve().parent.parent / "sample_bots" / "node_random"
@@ -51,14 +51,14 @@ def test_node_bot_is_healthy(node_bot: BotProcess) -> None:
 
 def test_node_bot_answers_every_decision_legally(node_bot: BotProcess) -> None:
     stub = node_bot.stub
-    start = protocol.start_match_request("match-1", 1, RuleSet(), "python", CLOCK)
+    start = messages.start_match_request("match-1", 1, RuleSet(), "python", CLOCK)
     assert stub.StartMatch(start, timeout=5) == pb.StartMatchResponse()
     for seed in range(6):
         for decision in Decision:
             m, req = first_request(decision, seed)
-            rpc = protocol.RPCS[decision]
+            rpc = messages.RPCS[decision]
             response = getattr(stub, rpc.name)(req, timeout=5)
-            action = protocol.action_from_response(decision, response)
+            action = messages.action_from_response(decision, response)
             assert m.is_legal(action), (seed, decision, action)
     end = pb.EndMatchRequest(match_id="match-1", seat=1, scores=[1, 2], hands_played=1)
     assert stub.EndMatch(end, timeout=5) == pb.EndMatchResponse()

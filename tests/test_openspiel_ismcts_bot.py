@@ -12,7 +12,7 @@ from bot_process import CLOCK
 
 pytest.importorskip("pyspiel")
 
-from arena import protocol
+from arena.bot_protocol import messages
 from arena.referee import Termination, play_match
 from arena.rules import Decision, Match, RuleSet
 from arena.runtime import load_manifest, start_bot
@@ -31,9 +31,9 @@ def _view(m: Match) -> View:
     seat, decision = m.to_act, m.decision
     assert seat is not None and decision is not None
     legal = m.legal_actions() if decision in (Decision.PLAY, Decision.BID) else []
-    req = protocol.build_request(decision, "m", m.observation(seat), legal, CLOCK)
+    req = messages.build_request(decision, "m", m.observation(seat), legal, CLOCK)
     return view_of(
-        decision, protocol.rpc_for(decision).request_type.FromString(req.SerializeToString())
+        decision, messages.rpc_for(decision).request_type.FromString(req.SerializeToString())
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from arena._gen.spades.v1 import bot_pb2 as pb
-from arena.protocol import RPCS, build_request, card_to_pb, end_hand_request
+from arena.bot_protocol.messages import RPCS, build_request, card_to_pb, end_hand_request
 from arena.referee import (
     ClockConfig,
     DecisionRecord,

@@ -22,8 +22,8 @@ from bot_process import CLOCK, BotProcess, first_request
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
+from arena.bot_protocol import messages
 from arena.rules import Decision, Match, RuleSet, parse_card
 from arena.rules.observation import SeatView, TrickView
 from arena.sdk import Bot, Clock, View, trick_winner
@@ -123,7 +123,7 @@ def test_the_view_shows_the_own_put_aside_cards_and_counts_them_seen() -> None:
     m.apply(aside)
     while m.to_act != 0:
         m.apply(m.legal_actions()[0])
-    req = protocol.build_request(m.decision, "dn", m.observation(0), m.legal_actions(), CLOCK)
+    req = messages.build_request(m.decision, "dn", m.observation(0), m.legal_actions(), CLOCK)
     view = view_of(m.decision, req)
     assert view.own_put_aside == aside and view.observation == m.observation(0)
     assert not set(aside) & set(view.unseen)
@@ -133,7 +133,7 @@ def test_default_bot_answers_are_legal() -> None:
     handler = BotHandler(Bot())
     for decision in Decision:
         m, req = first_request(decision, seed=9)
-        action = protocol.action_from_response(decision, handler.answer(decision, req))
+        action = messages.action_from_response(decision, handler.answer(decision, req))
         assert m.is_legal(action), (decision, action)
 
 
@@ -230,22 +230,22 @@ def test_a_served_sample_bot_answers_every_decision_legally(
     start_bot: Callable[..., BotProcess], name: str
 ) -> None:
     bot = start_bot(ROOT / "sample_bots" / name / "bot.py")
-    start = protocol.start_match_request("match-3", 0, RuleSet(), "rival", CLOCK)
+    start = messages.start_match_request("match-3", 0, RuleSet(), "rival", CLOCK)
     assert bot.stub.StartMatch(start, timeout=5) == pb.StartMatchResponse()
     for seed in range(4):
         for decision in Decision:
             m, req = first_request(decision, seed)
-            rpc = protocol.RPCS[decision]
+            rpc = messages.RPCS[decision]
             response = getattr(bot.stub, rpc.name)(req, timeout=5)
             assert isinstance(response, rpc.response_type)
-            action = protocol.action_from_response(decision, response)
+            action = messages.action_from_response(decision, response)
             assert m.is_legal(action), (seed, decision, action)
     m, rng = Match(1), random.Random(1)
     while not m.hand_results:
         m.apply(m.random_action(rng))
-    end_hand = protocol.end_hand_request("match-3", 0, m.hand_results[0])
+    end_hand = messages.end_hand_request("match-3", 0, m.hand_results[0])
     assert bot.stub.EndHand(end_hand, timeout=5) == pb.EndHandResponse()
-    end = protocol.end_match_request("match-3", 0, 1, (10, 500), 3, m.outcome or _target())
+    end = messages.end_match_request("match-3", 0, 1, (10, 500), 3, m.outcome or _target())
     assert bot.stub.EndMatch(end, timeout=5) == pb.EndMatchResponse()
 
 
@@ -265,7 +265,7 @@ def test_one_process_serves_many_matches_at_once(start_bot: Callable[..., BotPro
     with futures.ThreadPoolExecutor(max_workers=12) as pool:
         answers = list(pool.map(lambda mr: bot.stub.Play(mr[1], timeout=10), requests))
     for (m, _), answer in zip(requests, answers, strict=True):
-        assert m.is_legal(protocol.action_from_response(Decision.PLAY, answer))
+        assert m.is_legal(messages.action_from_response(Decision.PLAY, answer))
 
 
 def test_a_bot_can_listen_on_tcp(start_bot: Callable[..., BotProcess]) -> None:
@@ -274,7 +274,7 @@ def test_a_bot_can_listen_on_tcp(start_bot: Callable[..., BotProcess]) -> None:
         port = s.getsockname()[1]
     bot = start_bot(address=f"127.0.0.1:{port}")
     m, req = first_request(Decision.BID)
-    assert m.is_legal(protocol.action_from_response(Decision.BID, bot.stub.Bid(req, timeout=5)))
+    assert m.is_legal(messages.action_from_response(Decision.BID, bot.stub.Bid(req, timeout=5)))
 
 
 def test_an_exception_in_the_bot_fails_the_rpc_with_internal(

@@ -12,9 +12,9 @@ import grpc
 import pytest
 from bot_process import CLOCK, first_request
 
-from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
 from arena._gen.spades.v1 import bot_pb2_grpc
+from arena.bot_protocol import messages
 from arena.referee import play_match, verify
 from arena.rules import Decision, RuleSet
 from arena.runtime.remote import connect_remote
@@ -149,7 +149,7 @@ def test_a_bot_thinking_in_one_match_answers_in_another(served: Any, handlers: s
         assert bot.entered.wait(10)
         # The slow match's call is in the bot's method, waiting: the other match is answered.
         answer = stub.Play(quick, timeout=10)
-        assert m.is_legal(protocol.action_from_response(Decision.PLAY, answer))
+        assert m.is_legal(messages.action_from_response(Decision.PLAY, answer))
         assert not pending.done()
         bot.gate.set()
         assert pending.result(timeout=10).HasField("card")
@@ -163,7 +163,7 @@ def test_inline_serves_a_session_and_unary_calls_alike(served: Any) -> None:
         unary = stub.Play(req, timeout=10)
         requests = [
             pb.PlaySessionRequest(
-                seq=1, start_match=protocol.start_match_request("s", 0, RuleSet(), "x", CLOCK)
+                seq=1, start_match=messages.start_match_request("s", 0, RuleSet(), "x", CLOCK)
             ),
             pb.PlaySessionRequest(seq=2, play=req),
             pb.PlaySessionRequest(seq=3, play=pb.PlayRequest(match_id="x")),  # malformed
@@ -172,7 +172,7 @@ def test_inline_serves_a_session_and_unary_calls_alike(served: Any) -> None:
     assert [a.seq for a in answers] == [1, 2, 3]
     assert answers[0].HasField("start_match")
     assert answers[1].play == unary and m.is_legal(
-        protocol.action_from_response(Decision.PLAY, answers[1].play)
+        messages.action_from_response(Decision.PLAY, answers[1].play)
     )
     assert answers[2].error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
 

@@ -14,7 +14,7 @@ pytest.importorskip("pettingzoo")
 
 from bot_process import CLOCK
 
-from arena import protocol
+from arena.bot_protocol import messages
 from arena.envs import actions as ids
 from arena.envs import encoding
 from arena.envs.toy_policy import ToyPolicy, train
@@ -36,8 +36,8 @@ def _view(m: Match) -> View:
     seat, decision = m.to_act, m.decision
     assert seat is not None and decision is not None
     legal = m.legal_actions() if decision in (Decision.PLAY, Decision.BID) else []
-    req = protocol.build_request(decision, "m", m.observation(seat), legal, CLOCK)
-    wire = protocol.rpc_for(decision).request_type.FromString(req.SerializeToString())
+    req = messages.build_request(decision, "m", m.observation(seat), legal, CLOCK)
+    wire = messages.rpc_for(decision).request_type.FromString(req.SerializeToString())
     return view_of(decision, wire)
 
 

@@ -23,7 +23,7 @@ from test_service import (
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.spades.v1 import bot_pb2 as bot_pb
-from arena.protocol import ruleset_to_pb
+from arena.bot_protocol.messages import ruleset_to_pb
 from arena.rules import RuleSet
 from arena.service.client import ArenaClient, RemoteError
 

@@ -10,7 +10,7 @@ import grpc
 import pytest
 from test_service import ArenaProcess, arena_cli, bot_copy, make_admin_token, make_token
 
-from arena.protocol import ruleset_to_pb
+from arena.bot_protocol.messages import ruleset_to_pb
 from arena.rules import RuleSet
 from arena.service.client import ArenaClient, RemoteError
 

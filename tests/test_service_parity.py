@@ -61,7 +61,7 @@ def test_a_watch_through_the_server_follows_a_local_run(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_restarted_server_resumes_the_tournaments_it_was_playing(tmp_path: Path) -> None:
-    from arena.protocol import ruleset_to_pb
+    from arena.bot_protocol.messages import ruleset_to_pb
     from arena.rules import RuleSet
     from arena.store import GameStatus, TournamentStatus
 

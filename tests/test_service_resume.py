@@ -13,7 +13,7 @@ import pytest
 from test_service import ArenaProcess, arena_cli, bot_copy, make_admin_token, make_token
 
 from arena._gen.arena.v1 import arena_pb2 as pb
-from arena.protocol import ruleset_to_pb
+from arena.bot_protocol.messages import ruleset_to_pb
 from arena.rules import RuleSet
 from arena.service.client import ArenaClient, RemoteError
 from arena.store import GameStatus, Store, TournamentStatus

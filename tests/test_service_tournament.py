@@ -16,7 +16,7 @@ import pytest
 from test_service import ArenaProcess, arena_cli, bot_copy, make_admin_token
 
 from arena._gen.arena.v1 import arena_pb2 as pb
-from arena.protocol import ruleset_to_pb
+from arena.bot_protocol.messages import ruleset_to_pb
 from arena.rules import Match, RuleSet
 from arena.service.client import ArenaClient, RemoteError
 from arena.service.convert import match_result_from_pb

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena._gen.spades.v1 import bot_pb2 as pb
-from arena.protocol import build_request
+from arena.bot_protocol.messages import build_request
 from arena.referee import ClockConfig, Termination, play_match, session, verify
 from arena.referee.clock import SeatClock
 from arena.referee.session import FIELDS, frame

@@ -193,7 +193,7 @@ def test_a_comparison_of_the_bot_with_itself_never_repeats_a_deal(tmp_path: Path
 def test_a_tournament_through_the_service_never_repeats_a_deal(tmp_path: Path) -> None:
     from test_service import ArenaProcess, make_admin_token
 
-    from arena.protocol import ruleset_to_pb
+    from arena.bot_protocol.messages import ruleset_to_pb
     from arena.service.client import ArenaClient
 
     db = tmp_path / "arena.db"

@@ -22,7 +22,7 @@ import pytest
 
 from arena.runtime.start_check import check_starts
 from arena.service.archive import ArchiveLimits, pack_directory
-from arena.service.policy import Quotas
+from arena.service.permissions import Quotas
 from arena.service.submission import BotSubmissions
 from arena.store import Store
 from arena.web import WebServer

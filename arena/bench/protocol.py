@@ -11,7 +11,7 @@ import random
 import time
 from typing import Any
 
-from arena.protocol import build_request, info_set
+from arena.bot_protocol.messages import build_request, info_set
 from arena.referee.clock import ClockConfig, SeatClock
 from arena.rules import Decision, Match
 

@@ -27,7 +27,7 @@ from tempfile import TemporaryDirectory
 from typing import Any
 
 from arena.bench.first_legal import FirstLegal, manifest_dir
-from arena.protocol import RPCS, SERVICE_NAME, build_request
+from arena.bot_protocol.messages import RPCS, SERVICE_NAME, build_request
 from arena.referee.clock import ClockConfig, SeatClock
 from arena.rules import Decision, Match
 from arena.sdk.service import view_of
@@ -54,7 +54,7 @@ class Call:
 
 def match_calls(seed: int = 1, match_id: str = "bench-0123456789abcdef0123456789ab") -> list[Call]:
     """The requests of a match between two ``FirstLegal`` bots, in the referee's order."""
-    from arena.protocol import end_hand_request, end_match_request, start_match_request
+    from arena.bot_protocol.messages import end_hand_request, end_match_request, start_match_request
     from arena.referee.record import Termination
     from arena.rules.outcome import Termination as RulesTermination
 

@@ -33,6 +33,8 @@ from arena.cli import token as token_cli
 from arena.cli import tournament as tournament_cli
 from arena.cli import web as web_cli
 from arena.cli.help_text import ArenaGroup
+from arena.errors import ArenaError
+from arena.rules.errors import InvalidRuleSetError, RulesError
 
 app = typer.Typer(
     name="arena",
@@ -66,9 +68,6 @@ _UsageError: type[Exception] = typer.BadParameter.__mro__[1]
 
 
 def main() -> None:
-    from arena.errors import ArenaError
-    from arena.rules.errors import InvalidRuleSetError, RulesError
-
     try:
         code = app(prog_name="arena", standalone_mode=False)
     except _UsageError as exc:

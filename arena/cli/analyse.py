@@ -15,10 +15,13 @@ from typing import Annotated, Any
 import typer
 
 from arena.analysis import LossSummary, MatchAnalysis, PlayClass, analysis_to_dict
+from arena.cli.local import LocalArena
 from arena.cli.options import DbOption
 from arena.errors import ArenaError
 from arena.referee.analysed import PlayerLoss, analyse_result, losses_by_player
 from arena.rules import card_name
+from arena.rules.errors import RulesError
+from arena.store import Store
 
 WORST = 5
 """Costliest plays shown per player."""
@@ -43,9 +46,7 @@ def analyse(
     if sum(x is not None for x in (match_id, tournament, bot)) != 1:
         raise typer.BadParameter("name one of MATCH_ID, --tournament ID or --bot NAME")
     if match_id is not None:
-        from arena.cli.replay import load
-
-        result = load(match_id, db)
+        result = LocalArena(db).match_record(match_id)
         analysis = _analysed(result)
         players = losses_by_player([(result, analysis)])
         if as_json:
@@ -59,8 +60,6 @@ def analyse(
         else:
             typer.echo(_match_text(result.match_id, result.players, analysis, players))
         return
-    from arena.store import Store
-
     with Store.open(db) as store:
         if tournament is not None:
             store.get_tournament(tournament)  # NotFoundError names it
@@ -89,8 +88,6 @@ def analyse(
 
 def _stored(store: Any, match_id: str) -> MatchAnalysis:
     """The stored analysis (made and stored now if there is none of the current solver)."""
-    from arena.rules.errors import RulesError
-
     try:
         return store.analysis_for(match_id)  # type: ignore[no-any-return]
     except (RulesError, ValueError) as exc:
@@ -98,8 +95,6 @@ def _stored(store: Any, match_id: str) -> MatchAnalysis:
 
 
 def _analysed(result: Any) -> MatchAnalysis:
-    from arena.rules.errors import RulesError
-
     try:
         return analyse_result(result)
     except (RulesError, ValueError) as exc:

@@ -10,15 +10,14 @@ import typer
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena.cli import bot_check
+from arena.cli.open_arena import open_arena
 from arena.cli.options import (
     CaFileOption,
     DataDirOption,
     InsecureOption,
     ServerOption,
     TokenOption,
-    data_dir_of,
 )
-from arena.cli.remote import connect
 
 app = typer.Typer(help="Bots: submit a bot directory, list and show bots.", no_args_is_help=True)
 
@@ -52,64 +51,16 @@ def submit(
     With --server it is uploaded and checked by the service; otherwise it is checked the same
     way and stored in the local arena. The same content again changes nothing.
     """
-    from arena.service.archive import pack_directory
-
-    if server:
-        with connect(server, token, ca_file, insecure=insecure) as client:
-            response = client.submit_bot(directory, name)
-        _print_submitted(response)
-        return
-    from arena.service.archive import ArchiveLimits
-    from arena.service.convert import bot_to_pb, bot_version_to_pb
-    from arena.service.submission import BotSubmissions
-    from arena.store import Store
-
-    archive = pack_directory(directory)
-    with Store.open(db) as store:
-        from arena.runtime.start_check import check_starts
-
-        submissions = BotSubmissions(
-            store, data_dir_of(db, data_dir), ArchiveLimits(), start_check=check_starts
-        )
-        done = submissions.submit(archive, name=name, owner_only=False)
-        bot = next(b for b in store.list_bots() if b.name == done.version.name)
-    _print_submitted(
-        pb.SubmitBotResponse(
-            bot=bot_to_pb(bot, bot.owner, with_versions=False),
-            version=bot_version_to_pb(done.version),
-            created=done.created,
-        )
+    arena = open_arena(
+        db=db, server=server, token=token, ca_file=ca_file, insecure=insecure, data_dir=data_dir
     )
+    _print_submitted(arena.submit_bot(directory, name))
 
 
 def _print_submitted(response: pb.SubmitBotResponse) -> None:
     v = response.version
     what = "new version" if response.created else "unchanged (same content as before)"
     typer.echo(f"{response.bot.name}@{v.version} {v.content_hash[:12]}: {what}")
-
-
-def _bots(
-    server: str | None,
-    token: str | None,
-    ca_file: Path | None,
-    db: str | None,
-    name: str | None = None,
-) -> list[pb.Bot]:
-    if server:
-        with connect(server, token, ca_file) as client:
-            return [client.get_bot(name)] if name else client.list_bots()
-    from arena.service.convert import bot_to_pb
-    from arena.store import NotFoundError, Store
-
-    with Store.open(db) as store:
-        bots = store.list_bots()
-    if name is None:
-        return [bot_to_pb(b, b.owner, with_versions=False) for b in bots]
-    for b in bots:
-        if b.name == name:
-            return [bot_to_pb(b, b.owner, with_versions=True)]
-    known = ", ".join(b.name for b in bots) or "none registered yet"
-    raise NotFoundError(f"unknown bot {name!r}; known bots: {known}")
 
 
 def _version_json(v: pb.BotVersion) -> dict[str, str]:
@@ -129,7 +80,7 @@ def list_bots(
     as_json: JsonOption = False,
 ) -> None:
     """List the bots, each with its latest version and owner."""
-    bots = _bots(server, token, ca_file, db)
+    bots = open_arena(db=db, server=server, token=token, ca_file=ca_file).bots()
     if as_json:
         typer.echo(
             json.dumps(
@@ -163,7 +114,7 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """Show one bot and all its versions, oldest first."""
-    (bot,) = _bots(server, token, ca_file, db, name)
+    (bot,) = open_arena(db=db, server=server, token=token, ca_file=ca_file).bots(name)
     if as_json:
         typer.echo(
             json.dumps(

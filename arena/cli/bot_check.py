@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 import textwrap
 from contextlib import ExitStack
 from pathlib import Path
@@ -20,9 +21,12 @@ import typer
 
 from arena.cli.counts import count
 from arena.cli.fitted_table import table_width
+from arena.cli.match import BotSpec, _start, is_endpoint
 from arena.cli.options import SandboxOption, WideOption, check_sandbox
 from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.errors import ArenaError
+from arena.referee import ClockConfig
+from arena.service.archive import ArchiveError, ArchiveLimits, pack_directory, unpack_archive
 
 _SHOWN = {
     "DecideDoubleNil": ("declared", "declined"),
@@ -85,8 +89,7 @@ def check(
 
     PASS exits 0; FAIL: <reason> exits 1 (refused by `bot submit`'s archive checks, cannot
     start, crash, illegal, timeout, error); a manifest that does not load exits 2."""
-    from arena.cli.match import BotSpec, _start, is_endpoint
-    from arena.referee import ClockConfig
+    # Here, not at the top: the SDK it brings is not needed by `arena --help`.
     from arena.tournament.preflight import check_bot, start_for_check
 
     mode = check_sandbox(sandbox)
@@ -140,10 +143,6 @@ def _archive_problem(directory: Path) -> str | None:
     """What ``arena bot submit`` would refuse in ``directory`` (an absolute link, a link out of
     the folder, a device, too many files, …): the submission's own checks, packing and
     unpacking, run here before anything starts."""
-    import tempfile
-
-    from arena.service.archive import ArchiveError, ArchiveLimits, pack_directory, unpack_archive
-
     limits = ArchiveLimits()
     try:
         archive = pack_directory(directory, limits)

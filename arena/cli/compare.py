@@ -27,6 +27,24 @@ from arena.cli.options import (
     tournament_logs,
 )
 from arena.cli.rules_option import RulesOption, parse_rules
+from arena.referee import FaultPolicy
+from arena.rules.ruleset import RuleSet
+from arena.stats import Sprt
+from arena.store import Store
+from arena.tournament import (
+    TournamentSettings,
+    create_tournament,
+    load_config,
+    parse_deal_mode,
+    run_tournament,
+)
+from arena.tournament.compare import (
+    DEFAULT_MAX_PAIRS_SPRT,
+    DEFAULT_PAIRS_FIXED,
+    CompareSpec,
+)
+from arena.tournament.progress import QuietReporter
+from arena.tournament.runner import comparison_state
 
 EXIT_H1 = 0
 EXIT_H0 = 1
@@ -97,17 +115,6 @@ def compare(
     wide: WideOption = False,
 ) -> None:
     """Play duplicate pairs of A against B; Elo with a 95% interval, and an SPRT if asked."""
-    from arena.referee import FaultPolicy
-    from arena.rules.ruleset import RuleSet
-    from arena.stats import Sprt
-    from arena.store import Store
-    from arena.tournament import TournamentSettings, create_tournament, parse_deal_mode
-    from arena.tournament.compare import (
-        DEFAULT_MAX_PAIRS_SPRT,
-        DEFAULT_PAIRS_FIXED,
-        CompareSpec,
-    )
-
     test = Sprt.parse(sprt) if sprt is not None else None
     deal_mode = parse_deal_mode(deals)
     if max_pairs is None:
@@ -216,9 +223,6 @@ def play(
     """Play (or resume) the comparison, print its figures, and exit with its verdict; the bots'
     logs are kept in ``log_dir``, one folder per bot, as a tournament's."""
     width = table_width(wide)
-    from arena.tournament import load_config, run_tournament
-    from arena.tournament.progress import QuietReporter
-    from arena.tournament.runner import comparison_state
 
     info, config = load_config(store, tournament_id)
     names = (config.entrants[0].name, config.entrants[1].name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from arena.cli.options import DbOption
-from arena.store import database_revision, upgrade_database
+from arena.store import Store, database_revision, upgrade_database
 
 app = typer.Typer(help="The arena's database: create or upgrade its schema.", no_args_is_help=True)
 
@@ -26,8 +26,6 @@ def upgrade(db: DbOption = None) -> None:
 
 def _rebuild_stale_ratings(db: str | None) -> None:
     """Ratings stored in an older order (before revision 0002) are rebuilt in the current one."""
-    from arena.store import Store
-
     with Store.open(db) as store:
         if store.ratings_stale():
             applied = store.recompute_ratings()

@@ -13,8 +13,14 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.options import DbOption, WideOption
+from arena.cli.local import play_tournament
+from arena.cli.options import DbOption, WideOption, tournament_logs
+from arena.cli.tournament_format import report
 from arena.errors import ArenaError
+from arena.rules.ruleset import RuleSet
+from arena.store import Store
+from arena.tournament import TournamentSettings, create_tournament
+from arena.tournament.entrants import default_sample_bots
 
 DEMO_GAMES = 3
 """Deal seeds per pair: 36 matches with four bots, enough for the leaderboard to put heuristic
@@ -51,12 +57,6 @@ def demo(
     wide: WideOption = False,
 ) -> None:
     """Play a round robin of the sample bots and print the leaderboard."""
-    from arena.cli.tournament import play
-    from arena.rules.ruleset import RuleSet
-    from arena.store import Store
-    from arena.tournament import TournamentSettings, create_tournament
-    from arena.tournament.entrants import default_sample_bots
-
     dirs, skipped = default_sample_bots()
     for d in [d for d in dirs if d.name in DEMO_LEFT_OUT]:
         dirs.remove(d)
@@ -86,9 +86,9 @@ def demo(
                 rules=RuleSet(max_hands=max_hands),
             ),
         )
-        from arena.cli.tournament import _log_dir
-
-        play(store, tid, None, as_json, log_dir=_log_dir(db, tid, None), wide=wide)
+        logs = tournament_logs(db, tid, None, None)
+        played = play_tournament(store, tid, None, as_json, log_dir=logs)
+        report(*played.parts, as_json, played.nodes, wide=wide)
         if not as_json:
             print(ratings_note(store, tid), file=sys.stderr)
 

@@ -7,14 +7,14 @@ from typing import Annotated
 
 import typer
 
+from arena.sandbox import SandboxMode, probe
+from arena.sandbox.mode import MODE_ENV
+
 
 def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Say whether bots run in the sandbox here, as whom, and under which limits."""
-    from arena.sandbox import SandboxMode, probe
-    from arena.sandbox.mode import MODE_ENV
-
     support = probe()
     mode = SandboxMode.parse(None)
     effective = "on" if mode is not SandboxMode.OFF and support.sandbox else "off"

@@ -12,6 +12,8 @@ import typer
 from arena.cli.counts import count
 from arena.cli.fitted_table import table_width
 from arena.cli.options import DbOption
+from arena.store import Store
+from arena.store.rated import describe_unrated
 
 
 def head_to_head(matches: list[Any], a: str, b: str) -> dict[str, Any]:
@@ -63,8 +65,6 @@ def h2h(
     db: DbOption = None,
 ) -> None:
     """A's record against B over every rated match in the database, across tournaments."""
-    from arena.store import Store
-
     with Store.open(db) as store:
         store.get_bot_version(bot_b)  # an unknown name is an error, not an empty record
         if "@" in bot_a:
@@ -86,8 +86,6 @@ def h2h(
         summary, width, subsequent_indent="    ", break_long_words=False, break_on_hyphens=False
     )))  # fmt: skip
     if data["unrated"]:
-        from arena.store.rated import describe_unrated
-
         told = ", ".join(f"{n} {describe_unrated(r)}" for r, n in data["unrated"].items())
         typer.echo(f"  besides, recorded and not counted: {told}")
     for key, row in data["by_tournament"].items():

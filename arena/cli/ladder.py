@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.open_arena import open_arena
 from arena.cli.options import (
     HOUSE_HELP,
     CaFileOption,
@@ -25,6 +26,7 @@ from arena.cli.rules_option import RulesOption, parse_rules
 from arena.ladder.house import parse_house
 from arena.ladder.runner import Ladder, LadderSettings, describe_status
 from arena.store import Store
+from arena.tournament.botlogs import logs_root
 
 HouseOption = Annotated[str, typer.Option("--house", help=HOUSE_HELP[0].upper() + HOUSE_HELP[1:])]
 
@@ -107,8 +109,6 @@ def run(
 
     signal.signal(signal.SIGTERM, on_signal)
     with Store.open(db) as store:
-        from arena.tournament.botlogs import logs_root
-
         ladder = Ladder(store, settings, logs=logs_root(data_dir_of(db, data_dir)))
         try:
             ladder.run(stop)
@@ -126,13 +126,7 @@ def status(
     ca_file: CaFileOption = None,
 ) -> None:
     """What the ladder is playing and why, who takes part, who is paused."""
-    if server:
-        from arena.cli import remote
-
-        state = remote.ladder_status(server, token, ca_file)
-    else:
-        with Store.open(db) as store:
-            state = store.ladder_status()
+    state = open_arena(db=db, server=server, token=token, ca_file=ca_file).ladder_status()
     if as_json:
         typer.echo(json.dumps(state, indent=2))
     else:

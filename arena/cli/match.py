@@ -37,8 +37,17 @@ from arena.referee import (
     result_to_dict,
     unplayed_result,
 )
+from arena.referee.play import new_match_id
 from arena.referee.replay import summary_text
 from arena.rules.ruleset import RuleSet
+from arena.runtime import connect_remote, load_manifest, start_bot
+from arena.service.archive import ArchiveLimits, pack_directory
+from arena.service.submission import BotSubmissions
+from arena.store import NotFoundError, Store
+from arena.store.rated import describe_unrated
+from arena.tournament import botlogs
+from arena.tournament.entrants import sample_bot_dirs, sample_bot_unavailable
+from arena.tournament.workers import SeatBot
 
 
 class BotSpec:
@@ -60,7 +69,6 @@ class BotSpec:
             return f"remote@{self.ref}"
         if self.version is not None:
             return f"{self.version.name}@{self.version.version_label}"
-        from arena.runtime import load_manifest
 
         assert self.directory is not None
         manifest = load_manifest(self.directory)
@@ -91,8 +99,6 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
         directory = Path(ref).resolve()
         if store is None:
             return BotSpec(ref, directory)
-        from arena.service.archive import ArchiveLimits, pack_directory
-        from arena.service.submission import BotSubmissions
 
         assert data_dir is not None
         submitted = BotSubmissions(store, data_dir, ArchiveLimits()).submit(
@@ -104,7 +110,6 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
         raise ArenaError(f"{ref}: not a bot directory (it has no bot.toml)")
     if "/" in ref or ref.startswith((".", "~")):
         raise ArenaError(f"{ref}: no such directory")
-    from arena.store import NotFoundError
 
     if store is None:
         if (sample := _sample_bot(ref)) is not None:
@@ -125,8 +130,6 @@ def _resolve(ref: str, store: Any, data_dir: Path | None) -> BotSpec:
 def _sample_bot(name: str) -> Path | None:
     """The sample bot called ``name`` (as ``tournament run`` and ``compare`` take it), or None;
     one that cannot run here is an error saying why."""
-    from arena.tournament.entrants import sample_bot_dirs, sample_bot_unavailable
-
     path = sample_bot_dirs().get(name)
     if path is None:
         return None
@@ -143,8 +146,6 @@ def _start(
     sandbox: str | None,
     log_dir: Path | None = None,
 ) -> Any:
-    from arena.runtime import connect_remote, load_manifest, start_bot
-
     if spec.remote:
         timeout = 5.0 if startup_timeout is None else startup_timeout
         return stack.enter_context(connect_remote("remote", spec.ref, timeout=timeout))
@@ -177,10 +178,6 @@ def play(
     Each seat's log is kept in ``log_dir/seat<N>/``, else (when recording) in the data dir's
     ``logs/match-<id>/seat<N>/`` (``data_dir``, else the database's own), where
     ``arena match logs`` finds it."""
-    from arena.referee.play import new_match_id
-    from arena.tournament import botlogs
-    from arena.tournament.workers import SeatBot
-
     mid = new_match_id()
     if record and any(is_endpoint(r) for r in refs):
         # A remote bot has no files, so no version to record the match under.
@@ -193,8 +190,6 @@ def play(
     with ExitStack() as stack:
         store = None
         if record:
-            from arena.store import Store
-
             store = stack.enter_context(Store.open(db))
             store.check_rating_settings()  # refused before play, not after the match
         data_dir = data_dir_of(db, data_dir) if record else None
@@ -344,8 +339,6 @@ def match(
         return
     typer.echo(summary_text(result))
     if recorded is not None:
-        from arena.store.rated import describe_unrated
-
         rated = "rated" if recorded.rated else describe_unrated(recorded.unrated_reason)
         typer.echo(
             f"Recorded as match {result.match_id} ({rated}): arena replay {result.match_id}; "

@@ -13,7 +13,10 @@ from typing import Annotated, Any
 
 import typer
 
+from arena.cli.open_arena import open_arena
 from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
+from arena.cli.tournament_format import report, to_json
+from arena.store.rated import describe_unrated
 
 PAGE_SIZE = 50
 
@@ -24,27 +27,6 @@ def _result_text(row: dict[str, Any]) -> str:
             return "aborted"
         return "no winner" if row["termination"].startswith("forfeit_") else "draw"
     return f"seat {row['winner']} won"
-
-
-def match_row(m: Any) -> dict[str, Any]:
-    """One recorded match (a ``MatchSummary``) as ``--json`` gives it."""
-    return {
-        "match_id": m.match_id,
-        "sequence": m.sequence,
-        "tournament_id": m.tournament_id,
-        "seats": list(m.players),
-        "winner": m.winner,
-        "scores": list(m.scores),
-        "hands_played": m.hands_played,
-        "termination": m.termination.value,
-        "faults": list(m.faults),
-        "rated": m.rated,
-        "unrated_reason": m.unrated_reason,
-        "reason": m.detail,
-        "seed": m.seed,
-        "sealed": False,  # the database's own reader sees every deal; a server may seal one
-        "finished_at": m.finished_at.isoformat(timespec="seconds"),
-    }
 
 
 def has_fault(row: dict[str, Any]) -> bool:
@@ -59,8 +41,6 @@ def _finished(row: dict[str, Any]) -> str:
 def print_matches(rows: list[dict[str, Any]], *, faults: bool, as_json: bool) -> None:
     """The rows (``match_row``'s), as ``arena match list`` prints them locally or remotely: a
     header, then one aligned line a match."""
-    from arena.store.rated import describe_unrated
-
     if faults:
         rows = [r for r in rows if has_fault(r)]
     if as_json:
@@ -122,14 +102,8 @@ def list_matches(
     first = (page - 1) * limit
     # One more than the page, to know whether there is a next one.
     wanted = None if show_all or faults else first + limit + 1
-    if server:
-        from arena.cli import remote_logs
-
-        rows = remote_logs.list_matches(
-            server, token, tournament_id=tournament, bot=bot, ca_file=ca_file
-        )[::-1]
-    else:
-        rows = [match_row(m) for m in _local(db, bot, tournament, wanted)]
+    arena = open_arena(db=db, server=server, token=token, ca_file=ca_file)
+    rows = arena.match_rows(tournament_id=tournament, bot=bot, limit=wanted)
     if faults:
         rows = [r for r in rows if has_fault(r)]
     more = 0
@@ -142,27 +116,11 @@ def list_matches(
         typer.echo(f"({older} older: --page {page + 1} for the next {limit}, --all for every one)")
 
 
-def _local(db: str | None, bot: str | None, tournament: int | None, limit: int | None) -> list[Any]:
-    from arena.store import Store
-
-    with Store.open(db) as store:
-        if tournament is not None:
-            store.get_tournament(tournament)  # an unknown id is an error, not an empty list
-        if bot is not None and "@" in bot:
-            version = store.get_bot_version(bot).id
-            return store.list_matches(
-                tournament_id=tournament, bot_version_id=version, limit=limit, newest_first=True
-            )
-        return store.list_matches(tournament_id=tournament, bot=bot, limit=limit, newest_first=True)
-
-
 def report_with_matches(
     tournament_id: int, parts: tuple[Any, Any, Any], rows: list[dict[str, Any]], as_json: bool
 ) -> None:
     """``tournament show --matches``: the report (``parts``: info, config, standings), then its
     matches (``arena.cli.match_list`` rows), or one JSON object with a "matches" list."""
-    from arena.cli.tournament_format import report, to_json
-
     if as_json:
         typer.echo(json.dumps({**to_json(*parts), "matches": rows}, indent=2))
         return

@@ -14,15 +14,14 @@ from typing import Annotated
 
 import typer
 
+from arena.cli.open_arena import open_arena
 from arena.cli.options import (
     CaFileOption,
     DataDirOption,
     DbOption,
     ServerOption,
     TokenOption,
-    data_dir_of,
 )
-from arena.errors import ArenaError
 
 SeatOption = Annotated[int, typer.Option("--seat", help="The seat: 0 or 1.")]
 
@@ -55,25 +54,5 @@ def logs(
     """Print seat N's log of a recorded match."""
     if seat not in (0, 1):
         raise typer.BadParameter(f"must be 0 or 1, got {seat}", param_hint="--seat")
-    if server:
-        if startup:
-            raise ArenaError("--startup reads a local database's logs, not --server's")
-        from arena.cli import remote_logs
-
-        typer.echo(remote_logs.match_log(server, token, match_id, seat, ca_file=ca_file), nl=False)
-        return
-    from arena.store import Store
-    from arena.tournament.botlogs import read_match_log, read_startup_log
-
-    folder = data_dir_of(db, data_dir)
-    read = read_startup_log if startup else read_match_log
-    with Store.open(db) as store:
-        text = read(store, match_id, seat, data_dir=folder, log_dir=log_dir)
-    if text is None and startup:
-        raise ArenaError(f"no start-up output marked in seat {seat}'s log of match {match_id}")
-    if text is None:
-        raise ArenaError(
-            f"no log kept of seat {seat} of match {match_id} (it was played with --no-record "
-            "or another --log-dir, or its logs were removed)"
-        )
-    typer.echo(text, nl=False)
+    arena = open_arena(db=db, server=server, token=token, ca_file=ca_file, data_dir=data_dir)
+    typer.echo(arena.match_log(match_id, seat, log_dir=log_dir, startup=startup), nl=False)

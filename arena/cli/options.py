@@ -7,7 +7,11 @@ from typing import Annotated
 
 import typer
 
+from arena.errors import ArenaError
+from arena.sandbox import SandboxMode, resolve_mode
 from arena.service.client import CA_FILE_ENV, SERVER_ENV, TOKEN_ENV
+from arena.service.submission import default_data_dir
+from arena.tournament.botlogs import logs_root, tournament_log_dir
 
 DbOption = Annotated[
     str | None,
@@ -70,8 +74,6 @@ SandboxOption = Annotated[
 def check_sandbox(value: str | None) -> str:
     """The mode, checked now: ``on`` without bubblewrap is a one-line error before anything
     starts, ``auto`` without it a warning."""
-    from arena.sandbox import SandboxMode, resolve_mode
-
     mode = SandboxMode.parse(value)
     resolve_mode(mode)
     return mode.value
@@ -100,8 +102,6 @@ DataDirOption = Annotated[
 
 def data_dir_of(db: str | None, given: Path | None) -> Path:
     """``--data-dir`` (or $ARENA_DATA_DIR), else the database's own (``default_data_dir``)."""
-    from arena.service.submission import default_data_dir
-
     return Path(given).expanduser() if given is not None else default_data_dir(db)
 
 
@@ -110,8 +110,6 @@ def tournament_logs(
 ) -> Path:
     """Where a tournament's bot logs go: ``--log-dir``, else its folder in the logs of the data
     dir (``data_dir_of``), where ``arena match logs`` finds them."""
-    from arena.tournament.botlogs import logs_root, tournament_log_dir
-
     if log_dir is not None:
         return Path(log_dir)
     return tournament_log_dir(logs_root(data_dir_of(db, data_dir)), tournament_id)
@@ -146,8 +144,6 @@ SignupOption = Annotated[
 
 def check_signup(mode: str) -> str:
     """``--signup``'s value, or a one-line error naming the choices."""
-    from arena.errors import ArenaError
-
     if mode not in ("open", "invite", "closed"):
         raise ArenaError(f"--signup must be open, invite or closed, not {mode!r}")
     return mode

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated
 
 import typer
 
+from arena.cli.open_arena import open_arena
 from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption, WideOption
 from arena.cli.ratings_format import print_leaderboard
-from arena.store import Store
 from arena.store.rows import PLAYER_FILTERS
 
 
@@ -43,18 +42,5 @@ def ratings(
     if players not in PLAYER_FILTERS:
         offered = ", ".join(PLAYER_FILTERS)
         raise typer.BadParameter(f"--players is one of {offered}, not {players!r}")
-    if server:
-        from arena.cli import remote
-
-        if recompute:
-            raise typer.BadParameter("--recompute works on a local database, not with --server")
-        if players != "all":
-            raise typer.BadParameter("--players works on a local database, not with --server")
-        remote.ratings(server, token, as_json, ca_file, wide)
-        return
-    with Store.open(db) as store:
-        if recompute:
-            applied = store.recompute_ratings()
-            print(f"recomputed ratings from {applied} rated matches", file=sys.stderr)
-        board = store.leaderboard(players=players)
-    print_leaderboard(board, as_json, wide)
+    arena = open_arena(db=db, server=server, token=token, ca_file=ca_file)
+    print_leaderboard(arena.leaderboard(players=players, recompute=recompute), as_json, wide)

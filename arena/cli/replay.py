@@ -8,31 +8,15 @@ record before it is shown.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from arena.cli.open_arena import open_arena
 from arena.cli.options import CaFileOption, DbOption, ServerOption, TokenOption
 from arena.errors import ArenaError
-from arena.referee import MatchResult, ReplayError, render_text, replay_to_dict, verify
-from arena.referee.record import result_from_dict
-
-
-def load(ref: str, db: str | None) -> MatchResult:
-    """The match ``ref`` names: a JSON file of ``arena match --json``, or a recorded match id."""
-    path = Path(ref)
-    if path.is_file():
-        try:
-            return result_from_dict(json.loads(path.read_text()))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ArenaError(
-                f"{ref}: not a match written by `arena match --json` ({exc})"
-            ) from None
-    from arena.store import Store
-
-    with Store.open(db) as store:
-        return store.get_match(ref).result
+from arena.referee import ReplayError, render_text, replay_to_dict, verify
+from arena.referee.draw_story import draw_lines
 
 
 def replay(
@@ -60,12 +44,7 @@ def replay(
     views = {"all": None, "0": 0, "1": 1, "none": "none"}
     if draws not in views:
         raise typer.BadParameter("use all, 0, 1 or none", param_hint="--draws")
-    if server:
-        from arena.cli import remote
-
-        result = remote.fetch_match(server, token, match_id, ca_file)
-    else:
-        result = load(match_id, db)
+    result = open_arena(db=db, server=server, token=token, ca_file=ca_file).match_record(match_id)
     try:
         verify(result)
     except ReplayError as exc:
@@ -73,8 +52,6 @@ def replay(
     if as_json:
         typer.echo(json.dumps(replay_to_dict(result)))
     else:
-        from arena.referee.draw_story import draw_lines
-
         view = views[draws]
         shown = {} if view == "none" else draw_lines(result, result.players, view=view)  # type: ignore[arg-type]
         seat = view if isinstance(view, int) else None

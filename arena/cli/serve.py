@@ -16,9 +16,12 @@ from arena.cli.options import (
     SandboxOption,
     check_signup,
 )
+from arena.errors import ArenaError
+from arena.ladder import LadderSettings
+from arena.ladder.house import parse_house
 from arena.service.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
-from arena.service.policy import Quotas, TournamentLimits
+from arena.service.permissions import Quotas, TournamentLimits
 
 MIB = 1024 * 1024
 _DEFAULTS = ArchiveLimits()
@@ -196,10 +199,8 @@ def serve(
     Writes need a token (`arena token create NAME`). Health checking and server reflection are
     on, so grpcurl or `buf curl` can list and call the service. SIGTERM shuts down gracefully.
     """
+    # Here, not at the top: the service's server (and grpc.aio) is not needed by `arena --help`.
     from arena.analysis_worker import parse_analysis
-    from arena.errors import ArenaError
-    from arena.ladder import LadderSettings
-    from arena.ladder.house import parse_house
     from arena.service.server import ServerConfig
     from arena.service.server import serve as run
 

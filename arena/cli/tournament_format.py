@@ -16,6 +16,7 @@ from rich.console import Console
 from arena.cli.estimate_format import score_text
 from arena.cli.fitted_table import Column, Fitted, fit, table_width
 from arena.cli.ratings_format import leaderboard
+from arena.visibility import SEED_SECRET
 
 
 def to_json(
@@ -102,7 +103,6 @@ def print_report(
     state = info.status.value
     if info.games_done < info.games_total:
         state += f", {info.games_total - info.games_done} games pending"
-    from arena.visibility import SEED_SECRET
 
     seed = SEED_SECRET if config.seed is None else config.seed  # None: the server keeps it
     console.print(

@@ -8,6 +8,12 @@ from typing import Annotated
 import typer
 
 from arena.cli.options import AnalysisOption, DataDirOption, DbOption, SignupOption, check_signup
+from arena.runtime.start_check import check_starts
+from arena.service.archive import ArchiveLimits
+from arena.service.permissions import Quotas
+from arena.service.submission import BotSubmissions, default_data_dir
+from arena.store import Store
+from arena.store.database import resolve_url
 
 DEFAULT_WEB_LISTEN = "127.0.0.1:8080"
 
@@ -39,13 +45,9 @@ def web(
     to say. The pages update live while a tournament is played into the
     same database by another process (`arena tournament run`). Ctrl-C stops it.
     """
+    # Here, not at the top: the web (Starlette, Jinja, Hypercorn: some 170 modules) is not
+    # needed by `arena --help` or any other command.
     from arena.analysis_worker import AnalysisWorkers, parse_analysis
-    from arena.runtime.start_check import check_starts
-    from arena.service.archive import ArchiveLimits
-    from arena.service.policy import Quotas
-    from arena.service.submission import BotSubmissions, default_data_dir
-    from arena.store import Store
-    from arena.store.database import resolve_url
     from arena.web import WebConfig, WebServer, parse_listen
 
     parse_listen(listen)  # a bad address is told before the database is opened

@@ -20,7 +20,7 @@ from google.protobuf.json_format import MessageToDict
 
 from arena._gen.spades.v1 import bot_pb2 as pb
 from arena._gen.spades.v1 import bot_pb2_grpc as pb_grpc
-from arena.protocol import card_from_pb, card_to_pb, cards_from_pb
+from arena.bot_protocol.messages import card_from_pb, card_to_pb, cards_from_pb
 from arena.rules.cards import card_name, parse_card
 
 __all__ = ["AnswerRefused", "HumanSeat", "TooManyListeners"]

@@ -39,7 +39,7 @@ REGULARITY_WAIT = 2
 
 
 @dataclass(frozen=True, slots=True)
-class Entrant:
+class LadderEntrant:
     """A bot version on the ladder, as the store last rated it."""
 
     version_id: int
@@ -62,8 +62,8 @@ class Entrant:
 class Choice:
     """A pair to play next, and why."""
 
-    a: Entrant
-    b: Entrant
+    a: LadderEntrant
+    b: LadderEntrant
     priority: float
     uncertainty: float
     quality: float
@@ -90,7 +90,7 @@ class Matchmaker:
 
     def rank(
         self,
-        entrants: Sequence[Entrant],
+        entrants: Sequence[LadderEntrant],
         played: Mapping[frozenset[int], int],
         *,
         next_pair: int,
@@ -127,7 +127,7 @@ class Matchmaker:
 
     def choose(
         self,
-        entrants: Sequence[Entrant],
+        entrants: Sequence[LadderEntrant],
         played: Mapping[frozenset[int], int],
         *,
         next_pair: int,
@@ -144,5 +144,5 @@ class Matchmaker:
         return tied[rng.randrange(len(tied))]
 
 
-def _waited(e: Entrant, next_pair: int) -> int:
+def _waited(e: LadderEntrant, next_pair: int) -> int:
     return next_pair if e.last_pair < 0 else next_pair - e.last_pair - 1

@@ -37,7 +37,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.ladder.collusion import MatchFacts, collusion_flags
 from arena.ladder.house import register_house
-from arena.ladder.matchmaking import Choice, Entrant, Matchmaker
+from arena.ladder.matchmaking import Choice, LadderEntrant, Matchmaker
 from arena.referee import FaultPolicy
 from arena.referee.record import Termination
 from arena.rules.ruleset import RuleSet
@@ -45,7 +45,7 @@ from arena.store import BotInfo, GameStatus, Store, TournamentStatus
 from arena.store.rating_order import ORDER_KEY, RECORDED
 from arena.tournament import TournamentSettings, create_tournament_of, run_tournament
 from arena.tournament.botlogs import tournament_log_dir
-from arena.tournament.entrants import Entrant as TournamentEntrant
+from arena.tournament.entrants import TournamentEntrant
 
 log = logging.getLogger(__name__)
 
@@ -269,7 +269,7 @@ class Ladder:
 
     # -- choosing ----------------------------------------------------------------------------
 
-    def entrants(self) -> list[Entrant]:
+    def entrants(self) -> list[LadderEntrant]:
         """The versions taking part now, with their ratings and ladder counts (at most
         ``per_owner`` of one owner: the rest wait, ``status()["waiting"]`` says why)."""
         wanted = set(self.settings.bots)
@@ -311,7 +311,7 @@ class Ladder:
             r = ratings.get(v.id)
             mu, sigma = (r.mu, r.sigma) if r is not None else (mu0, sigma0)
             out.append(
-                Entrant(v.id, v.name, mu, sigma, self._pairs_of[v.id],
+                LadderEntrant(v.id, v.name, mu, sigma, self._pairs_of[v.id],
                         self._last_pair.get(v.id, -1), owner,
                         house=self._house.get(v.name) == v.id)
             )
@@ -540,7 +540,7 @@ class Ladder:
             "idle_reason": None if playing else self._idle_reason(taking_part, len(paused)),
         }
 
-    def _idle_reason(self, entrants: list[Entrant], paused: int) -> str:
+    def _idle_reason(self, entrants: list[LadderEntrant], paused: int) -> str:
         """Why nothing is being played: what a user reading ``ladder status`` can act on."""
         if self._done_new_pairs():
             n = self.settings.max_pairs

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.ladder.matchmaking import Entrant, Matchmaker
+from arena.ladder.matchmaking import LadderEntrant, Matchmaker
 from arena.ratings import Rater, RatingConfig, conservative_score
 
 
@@ -54,7 +54,7 @@ class _Field:
     def choose(self, present: Sequence[int], index: int) -> tuple[int, int]:
         """The matchmaker's pair among ``present`` for pair number ``index``."""
         entrants = [
-            Entrant(i, f"bot{i}", self.ratings[i][0], self.ratings[i][1], self.pairs_of[i],
+            LadderEntrant(i, f"bot{i}", self.ratings[i][0], self.ratings[i][1], self.pairs_of[i],
                     self.last[i])
             for i in present
         ]

@@ -5,8 +5,8 @@ rebuilds a recorded match through the engine and ``render_text`` tells it hand b
 """
 
 from arena.referee.clock import ClockConfig, RefereeConfigError
+from arena.referee.fault_policy import FaultPolicy
 from arena.referee.play import BotConnection, new_match_id, play_match, unplayed_result
-from arena.referee.policy import FaultPolicy
 from arena.referee.record import (
     DecisionRecord,
     FaultKind,

@@ -18,8 +18,8 @@ from typing import Any, Protocol
 
 from arena.referee.answers import ArenaClosed, Fault, Reply
 from arena.referee.clock import ClockConfig
+from arena.referee.fault_policy import FaultPolicy
 from arena.referee.play import _Referee, new_match_id
-from arena.referee.policy import FaultPolicy
 from arena.referee.record import MatchResult
 from arena.rules import Match
 from arena.rules.decisions import Action

@@ -1,9 +1,9 @@
 """Play one match between two bot connections: the referee, sole judge of time and legality.
 
 Per decision the referee builds the request (``arena.referee.wire``, the fast twin of
-``arena.protocol.build_request``), makes one gRPC call with the decision's deadline, measures it
-on its own monotonic clock, converts the answer and applies it to the engine. Whatever goes
-wrong on the bot's side becomes a fault of that seat (``FaultKind``), judged by the match's
+``arena.bot_protocol.messages.build_request``), makes one gRPC call with the decision's deadline,
+measures it on its own monotonic clock, converts the answer and applies it to the engine. Whatever
+goes wrong on the bot's side becomes a fault of that seat (``FaultKind``), judged by the match's
 ``FaultPolicy``; the match always ends in a ``MatchResult`` and the referee itself never raises
 because of a bot.
 
@@ -31,7 +31,7 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena._gen.spades.v1 import bot_pb2 as pb
-from arena.protocol import (
+from arena.bot_protocol.messages import (
     RPCS,
     SERVICE_NAME,
     MalformedAnswerError,
@@ -50,7 +50,7 @@ from arena.referee.answers import (
     SeatAnswer,
 )
 from arena.referee.clock import ClockConfig, SeatClock
-from arena.referee.policy import FaultPolicy
+from arena.referee.fault_policy import FaultPolicy
 from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termination
 from arena.referee.session import (
     FALLBACK_CODES,

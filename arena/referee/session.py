@@ -28,7 +28,7 @@ import grpc
 from google.protobuf import descriptor_pb2
 from google.protobuf.message import DecodeError
 
-from arena.protocol import SERVICE_NAME
+from arena.bot_protocol.messages import SERVICE_NAME
 from arena.rules.decisions import Decision
 
 __all__ = [

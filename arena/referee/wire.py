@@ -1,10 +1,10 @@
 """The referee's fast path to a decision request: protobuf wire bytes put together directly.
 
-``arena.protocol.build_request`` builds a message object field by field and serializes it; per
-decision that costs more than the rest of the referee's work together. A request is mostly
-parts that do not change (the rule set, the match id, the completed tricks of the hand, every
-card's encoding), so this encoder keeps their bytes and joins them. The output parses to a
-message equal to ``build_request``'s (tests check it over whole matches); the protocol module
+``arena.bot_protocol.messages.build_request`` builds a message object field by field and serializes
+it; per decision that costs more than the rest of the referee's work together. A request is mostly
+parts that do not change (the rule set, the match id, the completed tricks of the hand, every card's
+encoding), so this encoder keeps their bytes and joins them. The output parses to a message equal to
+``build_request``'s (tests check it over whole matches); ``arena.bot_protocol.messages``
 stays the reference for what a request means.
 
 Protobuf's wire format allows it: a message is a sequence of (tag, value) fields, a nested
@@ -22,7 +22,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from arena.protocol import EXCHANGE_MAX_CARDS, ClockLike
+from arena.bot_protocol.messages import EXCHANGE_MAX_CARDS, ClockLike
 from arena.rules.cards import cards_of
 from arena.rules.decisions import Decision
 from arena.rules.match import MAX_BID, Match

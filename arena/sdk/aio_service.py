@@ -32,9 +32,9 @@ from typing import Any, Literal
 import grpc
 from google.protobuf.message import Message
 
-from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
 from arena._gen.spades.v1 import bot_pb2_grpc
+from arena.bot_protocol import messages
 from arena.rules.decisions import Decision
 from arena.rules.errors import InvalidRuleSetError
 from arena.sdk.bot import Bot
@@ -55,7 +55,7 @@ QUICK_S = 0.002
 SLOW_S = 0.010
 """An inline call slower than this sends ``auto`` back to the pool for good."""
 
-_MALFORMED = (protocol.MalformedMessageError, InvalidRuleSetError)
+_MALFORMED = (messages.MalformedMessageError, InvalidRuleSetError)
 _INVALID = grpc.StatusCode.INVALID_ARGUMENT
 _INTERNAL = grpc.StatusCode.INTERNAL
 
@@ -191,7 +191,7 @@ class AioBotServicer(bot_pb2_grpc.BotServiceServicer):
             inner = None
             try:
                 if kind is None:
-                    raise protocol.MalformedMessageError("a PlaySession request with no request")
+                    raise messages.MalformedMessageError("a PlaySession request with no request")
                 decision = _SESSION_DECISIONS[kind]
                 call = notices[kind] if decision is None else answers[decision]
                 inner = getattr(request, kind)

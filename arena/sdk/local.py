@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import protocol
+from arena.bot_protocol import messages
 from arena.rules.decisions import Decision
 from arena.rules.match import Match
 from arena.rules.outcome import HandResult, Outcome
@@ -53,7 +53,7 @@ def play_local(
     names = (bot0.name, bot1.name)
     for seat in (0, 1):
         handlers[seat].start_match(
-            protocol.start_match_request(match_id, seat, rules, names[1 - seat], clock)
+            messages.start_match_request(match_id, seat, rules, names[1 - seat], clock)
         )
     match = Match(seed, rules)
     decisions = hands_told = 0
@@ -62,20 +62,20 @@ def play_local(
         decision = match.decision
         assert seat is not None and decision is not None
         legal = match.legal_actions() if decision in _WITH_LEGAL else ()
-        request = protocol.build_request(decision, match_id, match.observation(seat), legal, clock)
+        request = messages.build_request(decision, match_id, match.observation(seat), legal, clock)
         response = handlers[seat].answer(decision, request)
-        match.apply(protocol.action_from_response(decision, response))
+        match.apply(messages.action_from_response(decision, response))
         decisions += 1
         while hands_told < len(match.hand_results):
             result = match.hand_results[hands_told]
             for s in (0, 1):
-                handlers[s].end_hand(protocol.end_hand_request(match_id, s, result))
+                handlers[s].end_hand(messages.end_hand_request(match_id, s, result))
             hands_told += 1
     outcome = match.outcome
     assert outcome is not None
     for seat in (0, 1):
         handlers[seat].end_match(
-            protocol.end_match_request(
+            messages.end_match_request(
                 match_id,
                 seat,
                 outcome.winner,

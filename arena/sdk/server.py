@@ -18,8 +18,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arena import protocol
 from arena._gen.spades.v1 import bot_pb2_grpc
+from arena.bot_protocol import messages
 from arena.sdk.aio_service import AioBotServicer, HandlerMode, Handlers
 from arena.sdk.bot import Bot
 from arena.sdk.match_tags import tag_output
@@ -92,7 +92,7 @@ class BotServer:
         self.health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection(
-            (protocol.SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self.server
+            (messages.SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), self.server
         )
         try:
             port = self.server.add_insecure_port(address)
@@ -103,7 +103,7 @@ class BotServer:
         if not address.startswith("unix:") and address.rsplit(":", 1)[-1] == "0":
             address = f"{address.rsplit(':', 1)[0]}:{port}"
         await self.server.start()
-        for service in ("", protocol.SERVICE_NAME):
+        for service in ("", messages.SERVICE_NAME):
             await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
         return address
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
+from arena.bot_protocol import messages
 from arena.rules.decisions import Action, Decision
 from arena.rules.observation import Observation
 from arena.sdk.bot import Bot
@@ -60,14 +60,14 @@ def view_of(decision: Decision, request: Any) -> View:
     Built without ``View.__init__`` (a frozen dataclass's sets each of its 17 fields through
     ``object.__setattr__``, a fifth of the conversion's time): the same object, field for
     field."""
-    obs = protocol.observation_from_pb(request.info, decision)
+    obs = messages.observation_from_pb(request.info, decision)
     fields = dict(_VIEW_DEFAULTS)
     for name in _SHARED:
         fields[name] = getattr(obs, name)
     fields["match_id"] = request.match_id
     fields["clock"] = _clock(request.clock)
     if decision is Decision.PLAY:
-        fields["legal_cards"] = protocol.cards_from_pb(request.legal_cards, "legal card")
+        fields["legal_cards"] = messages.cards_from_pb(request.legal_cards, "legal card")
     elif decision is Decision.BID:
         fields["legal_bids"] = tuple(request.legal_bids)
     elif decision is Decision.EXCHANGE:
@@ -127,7 +127,7 @@ class BotHandler:
     def answer(self, decision: Decision, request: Message) -> Message:
         with serving(request.match_id):  # type: ignore[attr-defined]
             action = self._decide[decision](view_of(decision, request))
-        return protocol.action_to_response(decision, action)
+        return messages.action_to_response(decision, action)
 
     def start_match(self, request: pb.StartMatchRequest) -> pb.StartMatchResponse:
         with serving(request.match_id):
@@ -139,14 +139,14 @@ class BotHandler:
             MatchStart(
                 match_id=request.match_id,
                 seat=request.seat,
-                rules=protocol.ruleset_from_pb(request.rules),
+                rules=messages.ruleset_from_pb(request.rules),
                 opponent=request.opponent,
                 clock=_clock(request.clock),
             )
         )
 
     def end_hand(self, request: pb.EndHandRequest) -> pb.EndHandResponse:
-        result = protocol.hand_result_from_pb(request.result, request.tricks)
+        result = messages.hand_result_from_pb(request.result, request.tricks)
         with serving(request.match_id):
             self.bot.end_hand(
                 HandEnd(match_id=request.match_id, seat=request.seat, result=result)
@@ -166,7 +166,7 @@ class BotHandler:
                 winner=request.winner if request.HasField("winner") else None,
                 scores=tuple(request.scores),
                 hands_played=request.hands_played,
-                termination=protocol.termination_from_pb(request.termination),
+                termination=messages.termination_from_pb(request.termination),
                 detail=request.detail,
             )
         )

@@ -11,8 +11,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.spades.v1 import bot_pb2
-from arena.errors import ArenaError
-from arena.protocol import (
+from arena.bot_protocol.messages import (
     card_from_pb,
     card_to_pb,
     ruleset_from_pb,
@@ -20,6 +19,7 @@ from arena.protocol import (
     termination_from_pb,
     termination_to_pb,
 )
+from arena.errors import ArenaError
 from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termination
 from arena.rules.decisions import Decision
 from arena.rules.ruleset import RuleSet

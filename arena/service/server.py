@@ -35,7 +35,7 @@ from arena.runtime.start_check import check_starts
 from arena.service.archive import ArchiveLimits
 from arena.service.auth import Caller, TokenAuthInterceptor, caller_of
 from arena.service.limits import ServiceLimits, StreamLimitInterceptor, transport_options
-from arena.service.policy import Quotas, TournamentLimits
+from arena.service.permissions import Quotas, TournamentLimits
 from arena.service.servicer import ArenaServicer, run_blocking_on
 from arena.service.submission import BotSubmissions, default_data_dir
 from arena.service.tournaments import TournamentManager

@@ -31,7 +31,7 @@ from arena.service.convert import (
     ladder_status_to_pb,
     leaderboard_row_to_pb,
 )
-from arena.service.policy import PolicyError, QuotaError, check_bot_name
+from arena.service.permissions import PolicyError, QuotaError, check_bot_name
 from arena.service.submission import BotSubmissions, VersionTakenError
 from arena.service.tournaments import ShuttingDownError, TournamentManager, TournamentStateError
 from arena.service.visibility import MatchView

@@ -27,10 +27,10 @@ from typing import Any
 from grpc import aio
 
 from arena._gen.arena.v1 import arena_pb2 as pb
+from arena.bot_protocol.messages import ruleset_from_pb
 from arena.errors import ArenaError
 from arena.ladder import LADDER_KEY
-from arena.protocol import ruleset_from_pb
-from arena.referee.policy import FaultPolicy
+from arena.referee.fault_policy import FaultPolicy
 from arena.referee.record import Termination
 from arena.rules.ruleset import RuleSet
 from arena.service.auth import Caller
@@ -42,7 +42,7 @@ from arena.service.convert import (
     tournament_to_pb,
 )
 from arena.service.deals import secret_tournament_seed
-from arena.service.policy import (
+from arena.service.permissions import (
     PolicyError,
     QuotaError,
     Quotas,
@@ -220,8 +220,9 @@ class TournamentManager:
     # -- starting ------------------------------------------------------------------------------
 
     def start(self, request: pb.StartTournamentRequest, caller: Caller | None = None) -> int:
-        """Check the request against the bounds, the policy and the quotas (arena.service.policy),
-        create the tournament with a secret seed (its whole schedule stored), start playing."""
+        """Check the request against the bounds, the policy and the quotas
+        (arena.service.permissions), create the tournament with a secret seed (its whole schedule
+        stored), start playing."""
         caller = caller or Caller()
         with self._lock:
             if self._closing:

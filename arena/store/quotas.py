@@ -1,4 +1,5 @@
-"""The service's accepted submissions, which its per-token quotas count (arena.service.policy)."""
+"""The service's accepted submissions, which its per-token quotas count
+(arena.service.permissions)."""
 
 from __future__ import annotations
 

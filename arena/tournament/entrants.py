@@ -24,7 +24,7 @@ SAMPLE_BOTS_DIR = Path(__file__).resolve().parents[2] / "sample_bots"
 
 
 @dataclass(frozen=True, slots=True)
-class Entrant:
+class TournamentEntrant:
     name: str
     version: str
     """The manifest's version label."""
@@ -38,7 +38,7 @@ class Entrant:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Entrant:
+    def from_dict(cls, data: dict[str, Any]) -> TournamentEntrant:
         return cls(**data)
 
 
@@ -96,17 +96,17 @@ def default_sample_bots() -> tuple[list[Path], list[str]]:
     return dirs, skipped
 
 
-def register_directory(store: Store, path: Path) -> Entrant:
+def register_directory(store: Store, path: Path) -> TournamentEntrant:
     """Register the bot in ``path`` (idempotent) and return it as an entrant."""
     manifest = load_manifest(path)
     content_hash = bot_content_hash(path)
     source = str(path.resolve())
     label = manifest.version or content_hash[:12]
     v = store.register_bot_version(manifest.name, label, content_hash, source)
-    return Entrant(v.name, v.version_label, v.id, content_hash, source)
+    return TournamentEntrant(v.name, v.version_label, v.id, content_hash, source)
 
 
-def resolve_entrant(store: Store, spec: str, *, names_only: bool = False) -> Entrant:
+def resolve_entrant(store: Store, spec: str, *, names_only: bool = False) -> TournamentEntrant:
     """A directory, a registered bot name (``name`` or ``name@version``), or a sample bot name;
     with ``names_only`` never a directory (a name sent to a server is not a path of its own)."""
     path = Path(spec).expanduser()
@@ -126,12 +126,12 @@ def resolve_entrant(store: Store, spec: str, *, names_only: bool = False) -> Ent
             f"unknown bot {spec!r}: not a directory, a registered bot or a sample bot; "
             f"known bots: {', '.join(known) if known else 'none'}"
         ) from None
-    return Entrant(v.name, v.version_label, v.id, v.content_hash, v.source)
+    return TournamentEntrant(v.name, v.version_label, v.id, v.content_hash, v.source)
 
 
 def resolve_entrants(
     store: Store, specs: Sequence[str], *, names_only: bool = False, allow_twice: bool = False
-) -> list[Entrant]:
+) -> list[TournamentEntrant]:
     """The entrants, each bot once; ``allow_twice`` for a comparison, where A against A (or two
     versions of one bot) is the very question."""
     entrants = [resolve_entrant(store, spec, names_only=names_only) for spec in specs]
@@ -148,7 +148,7 @@ def resolve_entrants(
     return entrants
 
 
-def check_unchanged(entrant: Entrant) -> None:
+def check_unchanged(entrant: TournamentEntrant) -> None:
     """A resumed tournament must play the bots it started with: same files, same hash."""
     path = Path(entrant.source)
     if not path.is_dir():

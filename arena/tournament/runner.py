@@ -43,7 +43,7 @@ from arena.store import (
     TournamentStatus,
 )
 from arena.tournament.compare import CompareSpec, CompareState, SequentialTest
-from arena.tournament.entrants import Entrant, check_unchanged, resolve_entrants
+from arena.tournament.entrants import TournamentEntrant, check_unchanged, resolve_entrants
 from arena.tournament.execution import LocalExecutor, MatchExecutor, MatchJob
 from arena.tournament.lanes import assign_lanes
 from arena.tournament.progress import QuietReporter, Reporter
@@ -101,7 +101,7 @@ class TournamentSettings:
 class TournamentConfig:
     """What is stored with the tournament: everything a resume needs to play the rest."""
 
-    entrants: list[Entrant]
+    entrants: list[TournamentEntrant]
     games: int
     seed: int
     concurrency: int
@@ -149,7 +149,7 @@ class TournamentConfig:
                 f"tournament config format {data.get('format')!r} is not one this arena reads"
             )
         return cls(
-            entrants=[Entrant.from_dict(b) for b in data["bots"]],
+            entrants=[TournamentEntrant.from_dict(b) for b in data["bots"]],
             games=int(data["games"]),
             seed=int(data["seed"]),
             concurrency=int(data["concurrency"]),
@@ -191,7 +191,7 @@ def create_tournament(
 
 def create_tournament_of(
     store: Store,
-    entrants: list[Entrant],
+    entrants: list[TournamentEntrant],
     settings: TournamentSettings,
     *,
     extra: dict[str, Any] | None = None,

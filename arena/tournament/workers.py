@@ -29,7 +29,7 @@ import grpc
 
 from arena.errors import ArenaError
 from arena.runtime import bot_content_hash
-from arena.tournament.entrants import Entrant
+from arena.tournament.entrants import TournamentEntrant
 
 MAX_RESTARTS = 3
 """Restarts of a bot's processes (over all its lanes) that died during a run before its further
@@ -97,7 +97,7 @@ class BotPool:
 
     def __init__(
         self,
-        entrants: list[Entrant],
+        entrants: list[TournamentEntrant],
         *,
         bot_seed: int,
         start_bot: Callable[..., Any] | None = None,

@@ -48,7 +48,7 @@ from arena.ratings import INTERVAL_Z, conservative_score
 from arena.referee.replay import ReplayError, hands_of
 from arena.rules import ENGINE_VERSION, RulesError
 from arena.rules.cards import card_name
-from arena.service.policy import Quotas
+from arena.service.permissions import Quotas
 from arena.store import MatchSummary, NotFoundError, NotOwnerError, Store, StoreError
 from arena.store.rated import describe_unrated
 from arena.store.rows import PLAYER_FILTERS

@@ -27,7 +27,7 @@ from starlette.routing import Route
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena.errors import ArenaError
 from arena.service.auth import Caller
-from arena.service.policy import PolicyError, QuotaError
+from arena.service.permissions import PolicyError, QuotaError
 from arena.service.tournaments import OWNER_KEY
 from arena.stats import DEFAULT_SPRT
 from arena.store import NotFoundError, Store, TournamentStatus

@@ -59,8 +59,8 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
+from arena.bot_protocol import messages
 from arena.rules.cards import parse_card
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HOSTILE_MODE", "good")
@@ -101,7 +101,7 @@ def _card(c: int) -> pb.Card:
 
 
 def _cards(msgs: Any) -> list[int]:
-    return [protocol.card_from_pb(m) for m in msgs]
+    return [messages.card_from_pb(m) for m in msgs]
 
 
 def _misbehave(context: grpc.ServicerContext, request: Any) -> bytes | None:
@@ -156,7 +156,7 @@ def draw(request: pb.DrawRequest, context: grpc.ServicerContext) -> Any:
     _slow(request)
     if _due(request) and (bad := _misbehave(context, request)) is not None:
         return bad
-    card = protocol.card_from_pb(request.info.looking_at)
+    card = messages.card_from_pb(request.info.looking_at)
     # Keep spades and low cards: a hand with spades and other suits makes testable.
     keep = card // 13 == 3 or card % 13 < 6
     return pb.DrawResponse(choice=pb.DRAW_CHOICE_KEEP if keep else pb.DRAW_CHOICE_REJECT)
@@ -331,18 +331,18 @@ def main() -> None:
         methods["PlaySession"] = grpc.stream_stream_rpc_method_handler(
             play_session(handlers), request_deserializer=pb.PlaySessionRequest.FromString
         )
-    service = grpc.method_handlers_generic_handler(protocol.SERVICE_NAME, methods)
+    service = grpc.method_handlers_generic_handler(messages.SERVICE_NAME, methods)
     _server = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
     _server.add_generic_rpc_handlers((service,))
     if SESSION:
         from grpc_reflection.v1alpha import reflection
 
-        reflection.enable_server_reflection((protocol.SERVICE_NAME,), _server)
+        reflection.enable_server_reflection((messages.SERVICE_NAME,), _server)
     checker = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, _server)
     _server.add_insecure_port(address)
     _server.start()
-    for name in ("", protocol.SERVICE_NAME):
+    for name in ("", messages.SERVICE_NAME):
         checker.set(name, health_pb2.HealthCheckResponse.SERVING)
     stopping = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopping.set())

@@ -1,4 +1,4 @@
-"""arena.protocol: engine values <-> spades.v1 messages, and malformed answers."""
+"""arena.bot_protocol.messages: engine values <-> spades.v1 messages, and malformed answers."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ from collections.abc import Iterator
 import pytest
 from google.protobuf.message import Message
 
-from arena import protocol
 from arena._gen.spades.v1 import bot_pb2 as pb
-from arena.protocol import MalformedAnswerError, action_from_response, action_to_response
+from arena.bot_protocol import messages
+from arena.bot_protocol.messages import (
+    MalformedAnswerError,
+    action_from_response,
+    action_to_response,
+)
 from arena.referee.record import Termination as RefereeTermination
 from arena.rules import Decision, Match, Observation, RuleSet, Termination, parse_card
 from arena.rules.cards import card_name
@@ -56,8 +60,8 @@ def double_nil_match(seed: int = 5) -> Match:
 
 def test_every_card_round_trips_and_names_its_suit_and_rank() -> None:
     for card in range(52):
-        msg = protocol.card_to_pb(card)
-        assert protocol.card_from_pb(msg) == card
+        msg = messages.card_to_pb(card)
+        assert messages.card_from_pb(msg) == card
         name = card_name(card)
         assert pb.Rank.Name(msg.rank).endswith(
             {"T": "TEN", "J": "JACK", "Q": "QUEEN", "K": "KING", "A": "ACE"}.get(name[0], "")
@@ -66,8 +70,8 @@ def test_every_card_round_trips_and_names_its_suit_and_rank() -> None:
             pb.Suit.Name(msg.suit)
             == "SUIT_" + {"c": "CLUBS", "d": "DIAMONDS", "h": "HEARTS", "s": "SPADES"}[name[1]]
         )
-    assert protocol.card_to_pb(parse_card("As")) == pb.Card(suit=pb.SUIT_SPADES, rank=pb.RANK_ACE)
-    assert protocol.card_to_pb(parse_card("2c")) == pb.Card(suit=pb.SUIT_CLUBS, rank=pb.RANK_TWO)
+    assert messages.card_to_pb(parse_card("As")) == pb.Card(suit=pb.SUIT_SPADES, rank=pb.RANK_ACE)
+    assert messages.card_to_pb(parse_card("2c")) == pb.Card(suit=pb.SUIT_CLUBS, rank=pb.RANK_TWO)
 
 
 @pytest.mark.parametrize(
@@ -84,7 +88,7 @@ def test_every_card_round_trips_and_names_its_suit_and_rank() -> None:
 )
 def test_a_card_that_is_not_a_card_is_malformed(suit: int, rank: int) -> None:
     with pytest.raises(MalformedAnswerError, match="not a card"):
-        protocol.card_from_pb(pb.Card(suit=suit, rank=rank))
+        messages.card_from_pb(pb.Card(suit=suit, rank=rank))
 
 
 def test_out_of_range_enum_values_from_the_wire_are_malformed() -> None:
@@ -115,7 +119,7 @@ def test_out_of_range_enum_values_from_the_wire_are_malformed() -> None:
     ],
 )
 def test_ruleset_round_trips(rules: RuleSet) -> None:
-    assert protocol.ruleset_from_pb(protocol.ruleset_to_pb(rules)) == rules
+    assert messages.ruleset_from_pb(messages.ruleset_to_pb(rules)) == rules
 
 
 def test_hand_results_and_their_tricks_round_trip() -> None:
@@ -124,31 +128,31 @@ def test_hand_results_and_their_tricks_round_trip() -> None:
         m.apply(m.random_action(rng))
     for result in m.hand_results:
         assert len(result.tricks) == 13
-        req = protocol.end_hand_request("m1", 1, result)
+        req = messages.end_hand_request("m1", 1, result)
         assert req.match_id == "m1" and req.seat == 1
         assert list(req.result.scores) == list(result.scores)
-        assert protocol.hand_result_from_pb(req.result, req.tricks) == result
-        assert protocol.hand_result_from_pb(protocol.hand_result_to_pb(result)).scores == (
+        assert messages.hand_result_from_pb(req.result, req.tricks) == result
+        assert messages.hand_result_from_pb(messages.hand_result_to_pb(result)).scores == (
             result.scores
         )
 
 
 def test_terminations_of_the_engine_and_the_referee_all_have_a_protocol_value() -> None:
     for t in [*Termination, *RefereeTermination]:
-        value = protocol.termination_to_pb(t)
+        value = messages.termination_to_pb(t)
         assert value != pb.TERMINATION_UNSPECIFIED
-        assert protocol.termination_from_pb(value) == t.value
-    assert protocol.termination_from_pb(999) == "unspecified"
+        assert messages.termination_from_pb(value) == t.value
+    assert messages.termination_from_pb(999) == "unspecified"
 
 
 def test_notices() -> None:
-    start = protocol.start_match_request("m7", 1, RuleSet(target_score=300), "rival", CLOCK)
+    start = messages.start_match_request("m7", 1, RuleSet(target_score=300), "rival", CLOCK)
     assert (start.match_id, start.seat, start.opponent) == ("m7", 1, "rival")
     assert start.rules.target_score == 300 and start.clock.time_bank_ms == 12_000
-    end = protocol.end_match_request("m7", 0, None, (120, 510), 9, Termination.TARGET_REACHED)
+    end = messages.end_match_request("m7", 0, None, (120, 510), 9, Termination.TARGET_REACHED)
     assert not end.HasField("winner")
     assert end.termination == pb.TERMINATION_TARGET_REACHED
-    end = protocol.end_match_request(
+    end = messages.end_match_request(
         "m7", 0, 1, (0, 0), 0, RefereeTermination.FORFEIT_TIMEOUT, "seat 0 did not answer"
     )
     assert end.winner == 1 and end.termination == pb.TERMINATION_FORFEIT_TIMEOUT
@@ -162,28 +166,28 @@ def test_notices() -> None:
 def test_information_sets_round_trip_for_every_decision(rules: RuleSet) -> None:
     seen = set()
     for _, obs in observations(3, rules, double_nil=True):
-        info = protocol.info_set(obs)
-        back = protocol.observation_from_pb(info, obs.decision)
+        info = messages.info_set(obs)
+        back = messages.observation_from_pb(info, obs.decision)
         assert back == obs
         # and the message survives the wire
         again = pb.InformationSet.FromString(info.SerializeToString())
-        assert protocol.observation_from_pb(again, obs.decision) == obs
+        assert messages.observation_from_pb(again, obs.decision) == obs
         seen.add(obs.decision)
     assert seen == set(Decision)
 
 
 def test_the_information_set_holds_what_the_player_may_know() -> None:
     for m, obs in observations(8):
-        info = protocol.info_set(obs)
+        info = messages.info_set(obs)
         seat = obs.seat
         assert info.seat == seat
-        assert [protocol.card_from_pb(c) for c in info.hand] == list(m.hand(seat))
+        assert [messages.card_from_pb(c) for c in info.hand] == list(m.hand(seat))
         assert info.HasField("looking_at") == (obs.decision is Decision.DRAW)
         opp = m.hand(1 - seat)
-        shown = {protocol.card_from_pb(c) for c in info.hand} | {
-            protocol.card_from_pb(c) for c in info.own_discards
+        shown = {messages.card_from_pb(c) for c in info.hand} | {
+            messages.card_from_pb(c) for c in info.own_discards
         }
-        played = {protocol.card_from_pb(c) for t in info.tricks for c in t.cards}
+        played = {messages.card_from_pb(c) for t in info.tricks for c in t.cards}
         # never the opponent's cards, except those it has played
         assert not (set(opp) & (shown - played))
         for s in (0, 1):
@@ -196,21 +200,21 @@ def test_build_request_for_each_decision() -> None:
         d = obs.decision
         assert d is not None
         legal = m.legal_actions() if d in (Decision.PLAY, Decision.BID) else []
-        req = protocol.build_request(d, "match-21", obs, legal, CLOCK)
-        assert isinstance(req, protocol.RPCS[d].request_type)
+        req = messages.build_request(d, "match-21", obs, legal, CLOCK)
+        assert isinstance(req, messages.RPCS[d].request_type)
         assert req.match_id == "match-21"
         assert (req.clock.move_time_ms, req.clock.time_bank_ms) == (750, 12_000)
-        assert protocol.observation_from_pb(req.info, d) == obs
+        assert messages.observation_from_pb(req.info, d) == obs
         if d is Decision.PLAY:
-            assert [protocol.card_from_pb(c) for c in req.legal_cards] == legal
+            assert [messages.card_from_pb(c) for c in req.legal_cards] == legal
         if d is Decision.BID:
             assert list(req.legal_bids) == legal == list(range(14))
         if d is Decision.DRAW:
-            assert protocol.card_from_pb(req.info.looking_at) == obs.looking_at
+            assert messages.card_from_pb(req.info.looking_at) == obs.looking_at
         kinds[d] = req
     assert set(kinds) == {Decision.DOUBLE_NIL, Decision.DRAW, Decision.BID, Decision.PLAY}
     m = double_nil_match()
-    req = protocol.build_request(Decision.EXCHANGE, "x", m.observation(0), [], CLOCK)
+    req = messages.build_request(Decision.EXCHANGE, "x", m.observation(0), [], CLOCK)
     assert isinstance(req, pb.ExchangeRequest) and req.max_cards == 3
     assert len(req.info.hand) == 13 and req.info.seats[0].double_nil
 
@@ -219,7 +223,7 @@ def test_requests_after_her_exchange_carry_her_own_put_aside_cards() -> None:
     """Information set: a Double Nil bidder's own put-aside cards (R-3.4), in every later
     request of the hand and in no request of the opponent's."""
     m = double_nil_match()
-    before = protocol.build_request(Decision.EXCHANGE, "x", m.observation(0), [], CLOCK)
+    before = messages.build_request(Decision.EXCHANGE, "x", m.observation(0), [], CLOCK)
     assert list(before.info.own_put_aside) == []
     aside = m.hand(0)[-3:]
     m.apply(aside)
@@ -229,10 +233,10 @@ def test_requests_after_her_exchange_carry_her_own_put_aside_cards() -> None:
         assert seat is not None
         obs = m.observation(seat)
         legal = m.legal_actions() if m.decision in (Decision.PLAY, Decision.BID) else []
-        req = protocol.build_request(m.decision, "x", obs, legal, CLOCK)
-        got = tuple(protocol.card_from_pb(c) for c in req.info.own_put_aside)
+        req = messages.build_request(m.decision, "x", obs, legal, CLOCK)
+        got = tuple(messages.card_from_pb(c) for c in req.info.own_put_aside)
         assert got == (aside if seat == 0 else ())
-        back = protocol.observation_from_pb(req.info, m.decision)
+        back = messages.observation_from_pb(req.info, m.decision)
         assert back.own_put_aside == got and back == obs
         asked += seat == 0
         m.apply(m.legal_actions()[0])
@@ -242,10 +246,10 @@ def test_requests_after_her_exchange_carry_her_own_put_aside_cards() -> None:
 def test_a_malformed_put_aside_card_is_malformed() -> None:
     m = double_nil_match()
     m.apply(m.hand(0)[:1])
-    info = protocol.info_set(m.observation(0))
+    info = messages.info_set(m.observation(0))
     info.own_put_aside.add(suit=pb.SUIT_UNSPECIFIED, rank=pb.RANK_TWO)
-    with pytest.raises(protocol.MalformedMessageError, match="put-aside card"):
-        protocol.observation_from_pb(info)
+    with pytest.raises(messages.MalformedMessageError, match="put-aside card"):
+        messages.observation_from_pb(info)
 
 
 def test_the_clock_is_clamped_to_what_int32_milliseconds_can_say() -> None:
@@ -254,15 +258,15 @@ def test_the_clock_is_clamped_to_what_int32_milliseconds_can_say() -> None:
         time_bank_ms = 2**40
 
     _, obs = next(observations(1))
-    req = protocol.build_request(Decision.DOUBLE_NIL, "m", obs, [], Clock())
+    req = messages.build_request(Decision.DOUBLE_NIL, "m", obs, [], Clock())
     assert (req.clock.move_time_ms, req.clock.time_bank_ms) == (0, 2**31 - 1)
 
 
 def test_rpcs_name_the_service_methods_and_their_messages() -> None:
     service = pb.DESCRIPTOR.services_by_name["BotService"]
-    assert service.full_name == protocol.SERVICE_NAME
-    for decision, rpc in protocol.RPCS.items():
-        assert rpc.decision is decision and protocol.rpc_for(decision) is rpc
+    assert service.full_name == messages.SERVICE_NAME
+    for decision, rpc in messages.RPCS.items():
+        assert rpc.decision is decision and messages.rpc_for(decision) is rpc
         method = service.methods_by_name[rpc.name]
         assert method.input_type is rpc.request_type.DESCRIPTOR
         assert method.output_type is rpc.response_type.DESCRIPTOR
@@ -281,7 +285,7 @@ def test_every_legal_action_round_trips_through_its_response() -> None:
             continue
         for action in m.legal_actions():
             response = action_to_response(d, action)
-            assert isinstance(response, protocol.RPCS[d].response_type)
+            assert isinstance(response, messages.RPCS[d].response_type)
             wire = type(response).FromString(response.SerializeToString())
             assert action_from_response(d, wire) == action
             checked += 1
@@ -305,7 +309,7 @@ def test_simple_answers() -> None:
     assert action_from_response(Decision.DOUBLE_NIL, decline) is False
     assert action_from_response(Decision.BID, pb.BidResponse(tricks=0)) == 0  # Nil, set
     unsorted = pb.ExchangeResponse(
-        cards=[protocol.card_to_pb(c) for c in (parse_card("Kh"), parse_card("2c"))]
+        cards=[messages.card_to_pb(c) for c in (parse_card("Kh"), parse_card("2c"))]
     )
     assert action_from_response(Decision.EXCHANGE, unsorted) == (
         parse_card("2c"),
@@ -328,12 +332,12 @@ def test_simple_answers() -> None:
         (Decision.DOUBLE_NIL, pb.DecideDoubleNilResponse(choice=-3), "is -3"),
         (
             Decision.EXCHANGE,
-            pb.ExchangeResponse(cards=[protocol.card_to_pb(5), protocol.card_to_pb(5)]),
+            pb.ExchangeResponse(cards=[messages.card_to_pb(5), messages.card_to_pb(5)]),
             "twice",
         ),
         (
             Decision.EXCHANGE,
-            pb.ExchangeResponse(cards=[protocol.card_to_pb(5), pb.Card(suit=pb.SUIT_CLUBS)]),
+            pb.ExchangeResponse(cards=[messages.card_to_pb(5), pb.Card(suit=pb.SUIT_CLUBS)]),
             "not a card",
         ),
     ],
@@ -358,7 +362,7 @@ def test_well_formed_but_illegal_answers_are_left_to_the_engine() -> None:
     assert action == not_mine and not m.is_legal(action)
     four = action_from_response(
         Decision.EXCHANGE,
-        pb.ExchangeResponse(cards=[protocol.card_to_pb(c) for c in (1, 2, 3, 4)]),
+        pb.ExchangeResponse(cards=[messages.card_to_pb(c) for c in (1, 2, 3, 4)]),
     )
     assert four == (1, 2, 3, 4)  # too many is illegal (R-3.4), not malformed
     assert not double_nil_match().is_legal(four)
@@ -366,36 +370,36 @@ def test_well_formed_but_illegal_answers_are_left_to_the_engine() -> None:
 
 def test_a_malformed_information_set_is_reported_not_guessed() -> None:
     _, obs = next(o for o in observations(6) if o[1].decision is Decision.PLAY)
-    info = protocol.info_set(obs)
+    info = messages.info_set(obs)
     info.hand[0].rank = 15
-    with pytest.raises(protocol.MalformedMessageError, match="hand card is not a card"):
-        protocol.observation_from_pb(info, Decision.PLAY)
-    info = protocol.info_set(obs)
+    with pytest.raises(messages.MalformedMessageError, match="hand card is not a card"):
+        messages.observation_from_pb(info, Decision.PLAY)
+    info = messages.info_set(obs)
     info.tricks.add(leader=1).cards.add(suit=pb.SUIT_HEARTS)
-    with pytest.raises(protocol.MalformedMessageError, match="trick card is not a card"):
-        protocol.observation_from_pb(info, Decision.PLAY)
-    info = protocol.info_set(obs)
+    with pytest.raises(messages.MalformedMessageError, match="trick card is not a card"):
+        messages.observation_from_pb(info, Decision.PLAY)
+    info = messages.info_set(obs)
     del info.seats[1]
-    with pytest.raises(protocol.MalformedMessageError, match="needs 2 seats"):
-        protocol.observation_from_pb(info, Decision.PLAY)
+    with pytest.raises(messages.MalformedMessageError, match="needs 2 seats"):
+        messages.observation_from_pb(info, Decision.PLAY)
 
 
 def test_decoded_tricks_are_cached_only_when_they_can_be_real() -> None:
-    odd = pb.Trick(leader=1, cards=[protocol.card_to_pb(3)], winner=9)
+    odd = pb.Trick(leader=1, cards=[messages.card_to_pb(3)], winner=9)
     info = pb.InformationSet(tricks=[odd, odd])
-    decoded = protocol._tricks_from_pb(info.tricks)
+    decoded = messages._tricks_from_pb(info.tricks)
     assert decoded[0].winner == 9 and decoded[0] == decoded[1]
-    assert odd.SerializeToString(deterministic=True) not in protocol._TRICKS_OF
-    real = pb.Trick(leader=0, cards=[protocol.card_to_pb(3), protocol.card_to_pb(9)], winner=0)
-    assert protocol._tricks_from_pb([real]) == (TrickView(leader=0, cards=(3, 9), winner=0),)
-    assert real.SerializeToString(deterministic=True) in protocol._TRICKS_OF
+    assert odd.SerializeToString(deterministic=True) not in messages._TRICKS_OF
+    real = pb.Trick(leader=0, cards=[messages.card_to_pb(3), messages.card_to_pb(9)], winner=0)
+    assert messages._tricks_from_pb([real]) == (TrickView(leader=0, cards=(3, 9), winner=0),)
+    assert real.SerializeToString(deterministic=True) in messages._TRICKS_OF
 
 
 def test_the_trick_cache_stays_bounded_whatever_the_sender_adds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Unknown fields survive in the wire bytes, so each of these is a new cache key.
-    monkeypatch.setattr(protocol, "_TRICKS_OF", {})  # fill a scratch cache, not the real one
+    monkeypatch.setattr(messages, "_TRICKS_OF", {})  # fill a scratch cache, not the real one
 
     def varint(n: int) -> bytes:
         out = bytearray()
@@ -405,9 +409,9 @@ def test_the_trick_cache_stays_bounded_whatever_the_sender_adds(
             if not n:
                 return bytes(out)
 
-    base = pb.Trick(leader=1, cards=[protocol.card_to_pb(7)]).SerializeToString()
+    base = pb.Trick(leader=1, cards=[messages.card_to_pb(7)]).SerializeToString()
     expected = (TrickView(leader=1, cards=(7,), winner=None),)
-    for i in range(protocol._TRICKS_CACHED + 2_000):
+    for i in range(messages._TRICKS_CACHED + 2_000):
         msg = pb.Trick.FromString(base + varint(1000 << 3) + varint(i))
-        assert protocol._tricks_from_pb([msg]) == expected
-    assert len(protocol._TRICKS_OF) <= protocol._TRICKS_CACHED
+        assert messages._tricks_from_pb([msg]) == expected
+    assert len(messages._TRICKS_OF) <= messages._TRICKS_CACHED
