@@ -64,7 +64,6 @@ from arena.visibility import (
     Visibility,
     shown_tournament_seed,
 )
-from arena.web import queries
 from arena.web.headers import SecurityHeaders
 from arena.web.history import Point, RatingHistory
 from arena.web.live import LiveHub
@@ -79,6 +78,7 @@ from arena.web.routes.play import PlayConfig, play_routes
 from arena.web.routes.submit import submit_routes
 from arena.web.sessions import CsrfToken, WebSessions
 from arena.web.stream_limits import StreamSlots
+from arena.web.views import tournament_state
 
 STATIC_DIR = Path(__file__).parent / "static"
 SERVER_TIMING = "server-timing"
@@ -364,7 +364,7 @@ class WebArena:
         if tid is not None:
             return self._leaderboard(sort, order, tid, min_matches, page, per_page, None, players)
         fingerprint = (
-            queries.ratings_fingerprint(self.store),
+            self.store.ratings_fingerprint(),
             self.store.analyses_fingerprint(),
         )
         key = ("board", sort, order, min_matches, page, per_page, players, fingerprint)
@@ -383,7 +383,7 @@ class WebArena:
     ) -> dict[str, Any]:
         tournament = None
         if tid is None:
-            source: list[Any] = queries.leaderboard_rows(self.store, min_matches, players)
+            source: list[Any] = self.store.leaderboard_rows(min_matches, players)
         else:
             info, _config, standings = tournament_standings(self.store, tid)
             tournament = {"id": info.id, "status": info.status.value}
@@ -440,7 +440,7 @@ class WebArena:
         }
 
     def bot(self, name: str, policy: Visibility) -> dict[str, Any]:
-        detail = queries.bot_detail(self.store, name)
+        detail = self.store.bot_detail(name)
         ids = set(detail.version_ids)
         recent = self.store.list_matches(bot=name, limit=MATCHES_SHOWN, newest_first=True)
         ladder = {
@@ -485,7 +485,7 @@ class WebArena:
             "created_at": _when(detail.created_at),
             "versions": versions,
             "history_building": building,
-            "matches_total": queries.count_matches(self.store, detail.version_ids),
+            "matches_total": self.store.count_matches(detail.version_ids),
             "recent_matches": [
                 {**match_row(m, policy, ids), "ladder": m.tournament_id in ladder}
                 for m in recent
@@ -497,9 +497,9 @@ class WebArena:
                     "points_for": o.points_for, "points_against": o.points_against,
                     "faults": o.faults,
                 }
-                for o in queries.head_to_head(self.store, detail.version_ids)
+                for o in self.store.head_to_head(detail.version_ids)
             ],
-            "tournaments": queries.tournament_ids_of(self.store, detail.version_ids),
+            "tournaments": self.store.tournament_ids_of(detail.version_ids),
             "_plot": rating_plot(
                 [
                     (f"{detail.name}@{v.label}", [self.history.initial, *pts] if pts else [])
@@ -601,7 +601,7 @@ class WebArena:
         return {
             "id": info.id,
             "status": info.status.value,
-            "state": queries.tournament_state(self.store, info.status, tid),
+            "state": tournament_state(self.store, info.status, tid),
             "created_at": _when(info.created_at),
             "finished_at": _when(info.finished_at),
             "games_total": info.games_total,
@@ -793,7 +793,7 @@ class WebArena:
         return {
             "id": t.id,
             "status": t.status.value,
-            "state": queries.tournament_state(self.store, t.status, t.id),
+            "state": tournament_state(self.store, t.status, t.id),
             "bots": bots,
             "ladder_pair": None if not isinstance(mark, dict) else mark.get("pair"),
             "games_total": t.games_total,
@@ -942,7 +942,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
         rows of matches recorded after sequence ``after`` (all when absent)."""
         tid = path_int(request, "tid")
         after = int_param(request, "after", 0, 0) or 0
-        seqs = queries.tournament_match_sequences(store, tid)
+        seqs = store.tournament_match_sequences(tid)
         data = arena.tournament_update(tid, sorted(s for s in seqs if s > after))
         data["sequence"] = max(seqs, default=after)
         return JSONResponse(data, headers={"cache-control": "no-store"})
@@ -1008,7 +1008,7 @@ def create_app(store: Store, config: WebConfig | None = None) -> Starlette:
             raise HTTPException(404, f"match {match_id} has seats 0 and 1, not {seat}")
         summary = store.get_match(match_id).summary
         version = store.get_bot_version(summary.seat_versions[seat])
-        detail = queries.bot_detail(store, version.name)
+        detail = store.bot_detail(version.name)
         viewer = arena.viewer(request)
         ctx: dict[str, Any] = {
             "match_id": match_id, "seat": seat, "bot": version.name,
