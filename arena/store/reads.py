@@ -205,7 +205,9 @@ class ReadsMixin(StoreCore):
             return 0
         ids = list(version_ids)
         with self._read() as s:
-            a = s.scalar(select(func.count()).select_from(Match).where(Match.seat0_version_id.in_(ids)))
+            a = s.scalar(
+                select(func.count()).select_from(Match).where(Match.seat0_version_id.in_(ids))
+            )
             b = s.scalar(
                 select(func.count())
                 .select_from(Match)
