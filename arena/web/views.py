@@ -468,3 +468,5 @@ class TournamentView:
     faults: tuple[FaultRow, ...]
     matrix: Matrix | None = field(default=None, metadata=PAGE_ONLY, compare=False)
     games: tuple[GameRow, ...] = ()
+    """A page of the games, in order (``games_page`` says which)."""
+    games_page: Page = Page(1, 1, 1, 0)

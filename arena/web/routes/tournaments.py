@@ -39,6 +39,8 @@ from arena.web.views import (
 
 PAGE_TOURNAMENTS = 50
 """Tournaments on a page of ``/tournaments`` and ``/api/tournaments`` (``per_page`` changes it)."""
+PAGE_GAMES = 500
+"""Games on a page of ``/tournaments/{id}`` and its API answer (``per_page`` changes it)."""
 
 
 def is_ladder_pair(config: dict[str, Any]) -> bool:
@@ -92,11 +94,17 @@ def tournament_list(site: Site, request: Request) -> TournamentList:
     )  # fmt: skip
 
 
-def tournament_view(site: Site, tid: int, policy: Visibility) -> TournamentView:
+def tournament_view(
+    site: Site, tid: int, policy: Visibility, page: tuple[int, int] | None = None
+) -> TournamentView:
+    """A tournament as ``policy``'s viewer may see it, with the games of ``page`` (page,
+    per page); all of them when None (the live update, which any page may need a row of)."""
     store = site.store
     info, config, standings = tournament_standings(store, tid)
     seed = shown_tournament_seed(info, config.seed)
-    games = store.tournament_games(tid)
+    every_game = store.tournament_games(tid)
+    number, per_page = page if page is not None else (1, max(1, len(every_game)))
+    games, where = paged(every_game, number, per_page)
     matches = {m.match_id: m for m in store.list_matches(tournament_id=tid)}
     h2h: dict[tuple[str, str], str] = {}
     for h in standings.head_to_head:
@@ -157,6 +165,7 @@ def tournament_view(site: Site, tid: int, policy: Visibility) -> TournamentView:
         faults=tuple(FaultRow(f.bot, f.faults, f.forfeits) for f in standings.faults),
         matrix=Matrix(bots=[e.name for e in config.entrants], cells=h2h),
         games=tuple(rows),
+        games_page=where,
     )
 
 
@@ -192,13 +201,14 @@ def tournament_routes(site: Site, timed: Callable[..., Any]) -> list[Route]:
 
     def tournament_page(request: Request) -> Response:
         tid = path_int(request, "tid")
-        view = tournament_view(site, tid, site.policy(request))
+        view = tournament_view(site, tid, site.policy(request), page_params(request, PAGE_GAMES))
         return site.render(
             request, "tournament.html", t=view, title=f"Tournament {tid} · Spades Arena"
         )
 
     def tournament_api(request: Request) -> Response:
-        view = tournament_view(site, path_int(request, "tid"), site.policy(request))
+        tid = path_int(request, "tid")
+        view = tournament_view(site, tid, site.policy(request), page_params(request, PAGE_GAMES))
         return JSONResponse(to_json(view))
 
     async def tournament_events(request: Request) -> Response:
