@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
-from functools import cache
 from typing import Any
 
 from arena.store import MatchSummary, Store, TournamentStatus
@@ -20,21 +19,43 @@ PAGE_ONLY = {"page_only": True}
 """``field(metadata=PAGE_ONLY)``: drawn by the page, left out of the JSON."""
 
 
-@cache
-def _json_fields(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls) if not f.metadata.get("page_only"))
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def _json_fields(cls: type) -> tuple[str, ...] | None:
+    """The names of ``cls``'s fields the JSON carries; None if it is no dataclass."""
+    try:
+        return _FIELDS[cls]
+    except KeyError:
+        names = (
+            tuple(f.name for f in fields(cls) if not f.metadata.get("page_only"))
+            if is_dataclass(cls)
+            else None
+        )
+        _FIELDS[cls] = names
+        return names
 
 
 def to_json(value: Any) -> Any:
     """A view as the JSON API sends it: dataclasses as objects of their fields (``page_only``
-    ones left out), tuples as lists."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {name: to_json(getattr(value, name)) for name in _json_fields(type(value))}
-    if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: to_json(v) for k, v in value.items()}
-    return value
+    ones left out), tuples as lists. Dispatched on the exact type: a thousand rows cost what
+    building their dicts by hand does."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is list or kind is tuple:
+        return [v if type(v) in _PLAIN else to_json(v) for v in value]
+    if kind is dict:
+        return {k: v if type(v) in _PLAIN else to_json(v) for k, v in value.items()}
+    names = _json_fields(kind)
+    if names is None:
+        return value
+    out = {}
+    for name in names:
+        v = getattr(value, name)
+        out[name] = v if type(v) in _PLAIN else to_json(v)
+    return out
 
 
 def when(value: datetime | None) -> str:
