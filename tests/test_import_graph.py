@@ -146,3 +146,83 @@ def test_importing_arena_changes_no_environment() -> None:
     before, after = json.loads(done.stdout.strip().splitlines()[-1])
     assert "GRPC_EXPERIMENTS" not in after
     assert after == before
+
+
+# -- the web's floor: what it may take from the service, and the store through its public API --
+
+WEB_FROM_SERVICE = {
+    "arena.service.permissions": "the service's per-account quotas and their errors: /account shows "
+    "them and /submit and comparisons from a bot page are held to them",
+    "arena.service.auth": "the service's caller (a token and its role): comparisons from a bot "
+    "page are started through the service's TournamentManager in the signed-in caller's name",
+    "arena.service.tournaments": "the service's TournamentManager's owner mark on a comparison "
+    "(who may cancel it)",
+    "arena.service.archive": "the service's upload limits: /submit stores an upload through the "
+    "service's BotSubmissions, under the same limits as SubmitBot",
+    "arena.service.zip_archive": "a zip upload turned into the archive the service takes",
+}
+"""What of ``arena.service`` the web may import, and why; anything else (the visibility
+policy above all: that is ``arena.visibility``, below both) is read through its own module."""
+
+
+def test_the_web_takes_from_the_service_only_what_is_the_services() -> None:
+    graph = _import_graph()
+    taken = {
+        (name, dep)
+        for name, deps in graph.items()
+        if name == "arena.web" or name.startswith("arena.web.")
+        for dep in deps
+        if dep == "arena.service" or dep.startswith("arena.service.")
+    }
+    extra = sorted(f"{name} imports {dep}" for name, dep in taken if dep not in WEB_FROM_SERVICE)
+    assert not extra, "; ".join(extra)
+    assert not any(dep == "arena.service.visibility" for _, dep in taken)
+    # the allowance is not wider than what is used
+    unused = set(WEB_FROM_SERVICE) - {dep for _, dep in taken}
+    assert not unused, f"allowed but no longer imported by arena.web: {sorted(unused)}"
+
+
+def _store_private_names() -> set[str]:
+    from arena.store import Store
+
+    names = {n for n in dir(Store) if n.startswith("_") and not n.startswith("__")}
+    return names | {"_engine", "_write_engine", "_rater"}  # set in StoreCore.__init__
+
+
+def _private_store_uses(path: Path, private: set[str]) -> list[str]:
+    """``<something named …store>.<private name of Store>`` in ``path``: ``store._read()``,
+    ``self.store._engine``, ``arena.store._write()``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.Attribute) or node.attr not in private:
+            continue
+        owner = node.value
+        ident = (
+            owner.id if isinstance(owner, ast.Name)
+            else owner.attr if isinstance(owner, ast.Attribute) else ""
+        )  # fmt: skip
+        if "store" in ident.lower():
+            found.append(f"{path.name}:{node.lineno} uses {ident}.{node.attr}")
+    return found
+
+
+def test_nothing_outside_the_store_uses_its_private_attributes() -> None:
+    private = _store_private_names()
+    assert {"_read", "_write", "_engine"} <= private
+    found = [
+        hit
+        for name, path in _modules().items()
+        if not (name == "arena.store" or name.startswith("arena.store."))
+        for hit in _private_store_uses(path, private)
+    ]
+    assert not found, "; ".join(found)
+
+
+def test_the_private_store_check_finds_one(tmp_path: Path) -> None:
+    path = tmp_path / "x.py"
+    path.write_text(
+        "def f(store, self):\n    with store._read() as s:\n        pass\n"
+        "    self.store._engine.url\n    self._rater.rate()\n    store.get_match('x')\n"
+    )
+    hits = _private_store_uses(path, _store_private_names())
+    assert sorted(h.split(" uses ")[1] for h in hits) == ["store._engine", "store._read"]

@@ -20,7 +20,7 @@ from arena.cli import app
 from arena.service.tournaments import TournamentManager
 from arena.store import Store, StoreError, TournamentStatus
 from arena.tournament import TournamentSettings, create_tournament
-from arena.web import queries
+from arena.web.views import tournament_state
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_bots"
 
@@ -52,7 +52,7 @@ def _seen(url: str, tid: int) -> dict[str, object]:
         return {
             "store": store.tournament_player_active(tid),
             "live": store.live_status(info).status,
-            "web": queries.tournament_state(store, info.status, tid),
+            "web": tournament_state(store, info.status, tid),
             "service": manager.describe(tid).state,
             "service list": [t.state for t in manager.list_all()],
             "cli": [row["status"] for row in json.loads(listed.output)],

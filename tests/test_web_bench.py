@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from arena.web.bench import _ratio_interval, measure_live
+from arena.bench.web import _ratio_interval, measure_live
 
 
 def test_paired_ratios_give_a_geometric_mean_and_an_interval_around_it() -> None:

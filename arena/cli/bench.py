@@ -375,7 +375,7 @@ def web(
     cost to a running tournament."""
     import json
 
-    from arena.web.bench import describe, measure_live, measure_pages
+    from arena.bench.web import describe, measure_live, measure_pages
 
     result = {}
     if not skip_pages:

@@ -83,6 +83,31 @@ class StoreCore:
         except DBAPIError as exc:
             raise StoreError(f"database {self.url}: {first_line(exc)}") from exc
 
+    def load_rows(
+        self, rows_by_model: Sequence[tuple[type[Any], Sequence[dict[str, Any]]]], *,
+        replace: bool = False,
+    ) -> None:
+        """Insert plain rows, table by table in the order given, in one write transaction,
+        unchecked (no rating update, no id or seed check): for generating a benchmark's
+        database, never for an arena's own records. ``replace`` empties each table first. A
+        row the schema refuses (an unknown id it refers to, a duplicate) is a ``StoreError``
+        and nothing is loaded."""
+        try:
+            with self._errors(), self._write_engine.begin() as conn:
+                for model, rows in rows_by_model:
+                    if replace:
+                        conn.execute(model.__table__.delete())
+                    if rows:
+                        conn.execute(model.__table__.insert(), list(rows))
+        except IntegrityError as exc:
+            raise StoreError(f"database {self.url}: {first_line(exc)}") from None
+
+    def analyze(self) -> None:
+        """Refresh the query planner's statistics (``ANALYZE``), after a bulk load."""
+        with self._errors(), self._engine.connect() as conn:
+            conn.exec_driver_sql("ANALYZE")
+            conn.commit()
+
     def _insert(self, model: type[Any]) -> Any:
         return (pg_insert if self.dialect == "postgresql" else sqlite_insert)(model)
 

@@ -3,8 +3,9 @@ keeps: bots and versions (``bots``), matches (``matches``), tournaments (``tourn
 ratings (``ratings_store``), API tokens (``tokens``), the ladder's state
 (``ladder_state``), matches' analyses (``analyses``), the service's submissions that its quotas
 count (``quotas``), the web arena's sessions (``web_sessions``) and accounts (``accounts``),
-over a shared core (``core``: the engine, sessions, errors and dialect). ``Store.open`` checks
-the schema and connects them."""
+and the reads that pages and reports make in one query each (``reads``), over a shared core
+(``core``: the engine, sessions, errors and dialect). ``Store.open`` checks the schema and
+connects them."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from arena.store.ladder_state import LadderStateMixin
 from arena.store.matches import MatchesMixin
 from arena.store.quotas import QuotasMixin
 from arena.store.ratings_store import RatingsMixin
+from arena.store.reads import ReadsMixin
 from arena.store.tokens import TokensMixin
 from arena.store.tournaments import TournamentsMixin
 from arena.store.web_sessions import WebSessionsMixin
@@ -36,6 +38,7 @@ class Store(
     QuotasMixin,
     WebSessionsMixin,
     AccountsMixin,
+    ReadsMixin,
 ):
     """The arena's database. Open with ``Store.open(url)``; thread-safe; close when done."""
 

@@ -155,6 +155,15 @@ class TournamentsMixin(StoreCore):
         folder.mkdir(exist_ok=True)
         return folder / f"tournament-{tournament_id}-{key}.lock"
 
+    def tournament_being_played(self, tournament_id: int) -> bool | None:
+        """Whether some process holds the tournament's player lock now (``Store.
+        tournament_player_lock``), seen without taking it (``Store.tournament_player_active``);
+        None when this cannot be told (an in-memory database)."""
+        database = self._engine.url.database
+        if self.dialect != "postgresql" and (not database or database == ":memory:"):
+            return None
+        return self.tournament_player_active(tournament_id)
+
     def tournament_player_active(self, tournament_id: int) -> bool:
         """Whether a process (this one included) holds the tournament's player lock now: a
         ``running`` tournament nobody plays was interrupted (its runner died or was stopped).

@@ -18,7 +18,6 @@ from typing import Any
 
 from arena.ratings import Rater
 from arena.store import Store
-from arena.web import queries
 
 SYNC_LIMIT = 1000
 """Up to this many rated matches a request waits for the rebuild (about 0.2 s); past it, the
@@ -72,7 +71,7 @@ class RatingHistory:
             return [Point(q, m, g) for q, m, g in zip(s.seq, s.mu, s.sigma, strict=True)]
 
     def _refresh(self) -> None:
-        fingerprint = queries.ratings_fingerprint(self._store)
+        fingerprint = self._store.ratings_fingerprint()
         if fingerprint == self._built or self._building:
             return
         if fingerprint[3] / 2 > SYNC_LIMIT:  # total matches of all versions: twice the matches
@@ -92,7 +91,7 @@ class RatingHistory:
             ratings: dict[int, tuple[float, float]] = {}
             series: dict[int, _Series] = {}
             initial = rater.initial()
-            for seq, v0, v1, winner in queries.rated_in_rating_order(self._store):
+            for seq, v0, v1, winner in self._store.rated_in_rating_order():
                 a, b = rater.rate(ratings.get(v0, initial), ratings.get(v1, initial), winner)
                 ratings[v0], ratings[v1] = a, b
                 for vid, (mu, sigma) in ((v0, a), (v1, b)):

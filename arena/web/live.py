@@ -22,7 +22,6 @@ from typing import Any
 import anyio.to_thread
 
 from arena.store import NotFoundError, Store
-from arena.web import queries
 
 log = logging.getLogger(__name__)
 
@@ -68,10 +67,10 @@ class LiveHub:
         async with watched.ready:
             if watched.seen is None:
                 watched.state = await anyio.to_thread.run_sync(
-                    queries.tournament_match_state, self._store, tournament_id
+                    self._store.tournament_match_state, tournament_id
                 )
                 watched.seen = await anyio.to_thread.run_sync(
-                    queries.tournament_match_sequences, self._store, tournament_id
+                    self._store.tournament_match_sequences, tournament_id
                 )
         watched.viewers.add(queue)
         self._ensure_polling()
@@ -119,11 +118,11 @@ class LiveHub:
                     log.exception("live update of tournament %s failed", tid)
 
     async def _check(self, tid: int, watched: _Watched) -> None:
-        state = await anyio.to_thread.run_sync(queries.tournament_match_state, self._store, tid)
+        state = await anyio.to_thread.run_sync(self._store.tournament_match_state, tid)
         if state == watched.state:
             return
         seqs = await anyio.to_thread.run_sync(
-            queries.tournament_match_sequences, self._store, tid
+            self._store.tournament_match_sequences, tid
         )
         new = sorted(seqs - (watched.seen or set()))
         watched.seen = seqs

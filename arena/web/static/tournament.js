@@ -28,7 +28,9 @@
       tmp.innerHTML = html.trim();
       const row = tmp.firstElementChild;
       row.classList.add("fresh");
-      if (old) old.replaceWith(row); else document.querySelector("#games tbody").append(row);
+      const body = document.querySelector("#games tbody");
+      // A game not shown is on another page; the last page takes new ones.
+      if (old) old.replaceWith(row); else if ("appends" in body.dataset) body.append(row);
     }
     document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
     over = ["finished", "cancelled"].includes(u.state);

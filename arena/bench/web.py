@@ -41,7 +41,6 @@ from arena.ratings import Rater
 from arena.referee.record import DecisionRecord, Termination, encode_decisions
 from arena.rules import ENGINE_VERSION, Match, RuleSet
 from arena.store import Store
-from arena.store.database import WRITE
 from arena.store.models import Bot, BotVersion, Rating
 from arena.store.models import Match as MatchRow
 from arena.tournament.progress import QuietReporter
@@ -94,22 +93,22 @@ def generate(path: str, bots: int, matches: int, seed: int = 1) -> dict[str, Any
     rater = Rater(store.rating_config)
     rng = random.Random(seed)
     now = datetime.now(UTC).replace(tzinfo=None)
-    engine = store._engine.execution_options(**{WRITE: True})
-    with engine.begin() as conn:
-        conn.execute(
-            Bot.__table__.insert(),
-            [{"id": i, "name": f"bot{i:04d}", "created_at": now} for i in range(1, bots + 1)],
-        )
-        conn.execute(
-            BotVersion.__table__.insert(),
-            [
-                {
-                    "id": i, "bot_id": i, "version_label": "1.0",
-                    "content_hash": f"{i:064x}", "source": "generated", "created_at": now,
-                }
-                for i in range(1, bots + 1)
-            ],
-        )
+    ids = range(1, bots + 1)
+    store.load_rows(
+        [
+            (Bot, [{"id": i, "name": f"bot{i:04d}", "created_at": now} for i in ids]),
+            (
+                BotVersion,
+                [
+                    {
+                        "id": i, "bot_id": i, "version_label": "1.0",
+                        "content_hash": f"{i:064x}", "source": "generated", "created_at": now,
+                    }
+                    for i in ids
+                ],
+            ),
+        ]
+    )  # fmt: skip
     ratings = {i: rater.initial() for i in range(1, bots + 1)}
     tallies = {i: [0, 0, 0, 0] for i in range(1, bots + 1)}  # matches, wins, losses, draws
     batch: list[dict[str, Any]] = []
@@ -144,24 +143,25 @@ def generate(path: str, bots: int, matches: int, seed: int = 1) -> dict[str, Any
             # Applied in recorded order, as an arena that rates matches one by one orders them.
             batch[-1].update(rating_order=n, rating_applied=True)
         if len(batch) == 5000 or n == matches:
-            with engine.begin() as conn:
-                conn.execute(MatchRow.__table__.insert(), batch)
+            store.load_rows([(MatchRow, batch)])
             batch = []
-    with engine.begin() as conn:
-        conn.execute(Rating.__table__.delete())
-        conn.execute(
-            Rating.__table__.insert(),
-            [
-                {
-                    "bot_version_id": v, "mu": mu, "sigma": sigma, "matches": tallies[v][0],
-                    "wins": tallies[v][1], "losses": tallies[v][2], "draws": tallies[v][3],
-                    "faults": 0,
-                }
-                for v, (mu, sigma) in ratings.items()
-            ],
-        )
-    with store._engine.connect() as conn:
-        conn.exec_driver_sql("ANALYZE")
+    store.load_rows(
+        [
+            (
+                Rating,
+                [
+                    {
+                        "bot_version_id": v, "mu": mu, "sigma": sigma, "matches": tallies[v][0],
+                        "wins": tallies[v][1], "losses": tallies[v][2], "draws": tallies[v][3],
+                        "faults": 0,
+                    }
+                    for v, (mu, sigma) in ratings.items()
+                ],
+            )
+        ],
+        replace=True,
+    )
+    store.analyze()
     store.close()
     return {
         "bots": bots,
@@ -368,7 +368,7 @@ def _play(store: Store, bots: list[str], games: int, seed: int, viewers: int, se
         with tempfile.TemporaryDirectory() as tmp:
             ready = Path(tmp) / "ready"
             client = subprocess.Popen(
-                [sys.executable, "-m", "arena.web.bench", "viewers",
+                [sys.executable, "-m", "arena.bench.web", "viewers",
                  f"{server.url}/tournaments/{tid}/events", str(viewers), str(ready)],
                 stdout=subprocess.PIPE, text=True,
             )
@@ -525,7 +525,7 @@ def _main(argv: list[str]) -> None:
         os.nice(19)
         asyncio.run(_viewers(argv[1], int(argv[2]), Path(argv[3])))
         return
-    raise SystemExit("usage: python -m arena.web.bench viewers URL N READY_FILE")
+    raise SystemExit("usage: python -m arena.bench.web viewers URL N READY_FILE")
 
 
 if __name__ == "__main__":
