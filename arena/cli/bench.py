@@ -421,15 +421,37 @@ def ladder(
     runs: int = typer.Option(20, "--runs", help="Seeded runs of each policy."),
     max_pairs: int = typer.Option(400, "--max-pairs", help="Pairs per run."),
     seed: int = typer.Option(1, "--seed", help="First seed."),
+    entrants: int | None = typer.Option(
+        None,
+        "--entrants",
+        help="Instead: the time to choose the next pair on a ladder of this many entrants, "
+        "beside the all-pairs scan of before.",
+    ),
+    choices: int = typer.Option(50, "--choices", help="--entrants: choices timed."),
+    old_entrants: int = typer.Option(
+        200, "--old-entrants", help="--entrants: the all-pairs scan's field (it is quadratic)."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """The ladder's matchmaking against uniform random pairing, on synthetic bots: duplicate
-    pairs until the leaderboard's order is the true order for good; a newcomer's placement."""
+    pairs until the leaderboard's order is the true order for good; a newcomer's placement.
+    With --entrants: how long choosing the next pair takes."""
     import json
     import random
     import statistics
 
     from arena.ladder import simulation
+
+    if entrants is not None:
+        from arena.bench import ladder_choice
+
+        if entrants < 2 or old_entrants < 2 or choices < 1:
+            raise typer.BadParameter("--entrants and --old-entrants need 2 or more, --choices 1")
+        r = ladder_choice.measure(
+            entrants=entrants, choices=choices, old_entrants=old_entrants, seed=seed
+        )
+        typer.echo(json.dumps(r) if json_output else ladder_choice.describe(r))
+        return
 
     c = simulation.compare(bots=bots, spacing=spacing, runs=runs, max_pairs=max_pairs, seed=seed)
     placements = [
