@@ -311,6 +311,18 @@ def tournament(
     ray_worker_cpus: float = typer.Option(
         2.0, "--ray-worker-cpus", help="--ray: CPUs of a node per worker."
     ),
+    simulate_nodes: list[int] = typer.Option(  # noqa: B008 - typer's declaration style
+        [],
+        "--simulate-nodes",
+        help="--ray local: instead, N simulated nodes that return a recorded real match at the "
+        "rate N real nodes would (no bots); repeat for several N.",
+    ),
+    node_rate: float = typer.Option(
+        0.41, "--node-rate", help="--simulate-nodes: matches/s of one real 2-CPU node."
+    ),
+    sim_seconds: float = typer.Option(
+        30.0, "--sim-seconds", help="--simulate-nodes: each run sized to last this long."
+    ),
     deals: str = typer.Option(
         "pairs", "--deals", help="Deal mode of the round robin: pairs, duplicate or independent."
     ),
@@ -326,6 +338,20 @@ def tournament(
     if deal_mode is not DEFAULT_DEALS and (ray is not None or ordering):
         raise typer.BadParameter("--deals is for the plain benchmark (not --ray or --ordering)")
 
+    if simulate_nodes:
+        if ray != "local":
+            raise typer.BadParameter("--simulate-nodes runs on a loopback cluster: --ray local")
+        if min(simulate_nodes) < 1 or node_rate <= 0 or sim_seconds <= 0:
+            raise typer.BadParameter(
+                "--simulate-nodes needs 1 or more, --node-rate and --sim-seconds above 0"
+            )
+        result = bench_tournament.measure_simulated(
+            nodes=simulate_nodes, node_rate=node_rate, seconds=sim_seconds, seed=seed
+        )
+        typer.echo(
+            json.dumps(result) if json_output else bench_tournament.describe_simulated(result)
+        )
+        return
     if ray is not None:
         k = concurrency[0] if len(concurrency) == 1 else 2
         result = bench_tournament.measure_ray(

@@ -109,6 +109,7 @@ class RayExecutor:
         worker_cpus: float = DEFAULT_WORKER_CPUS,
         cache_root: str | None = None,
         start_timeout: float = START_TIMEOUT_S,
+        simulate: tuple[Any, tuple[Any, ...], int] | None = None,
     ) -> None:
         if worker_cpus <= 0:
             raise ArenaError(f"--ray-worker-cpus must be positive, got {worker_cpus}")
@@ -131,6 +132,9 @@ class RayExecutor:
         self._config: TournamentConfig | None = None
         self._needed: list[int] = []
         self._placed_nodes: set[str] = set()
+        self._simulate = simulate
+        """(actor class, its arguments, actors): the benchmark's simulated nodes
+        (``arena.distributed.simulated``) in place of match workers, all on the head's node."""
 
     # -- the MatchExecutor interface -----------------------------------------------------------
 
@@ -139,6 +143,8 @@ class RayExecutor:
     ) -> dict[int, str]:
         self._abort = abort
         slots = worker_slots(ray.nodes(), self._worker_cpus)
+        if self._simulate is not None:
+            slots = slots[:1] * self._simulate[2]
         if not slots:
             raise ArenaError(
                 f"the Ray cluster has no node with {self._worker_cpus:g} CPUs free for a worker "
@@ -184,10 +190,18 @@ class RayExecutor:
             count = self._stats.nodes.setdefault(w.node_id, NodeCount(w.node_id, w.address))
             count.workers += 1
         threading.Thread(target=self._watch_abort, name="ray-abort", daemon=True).start()
-        threading.Thread(target=self._watch_joins, name="ray-joins", daemon=True).start()
+        if self._simulate is None:
+            threading.Thread(target=self._watch_joins, name="ray-joins", daemon=True).start()
         return failures
 
     def _place(self, node_id: str, address: str) -> _Worker:
+        if self._simulate is not None:
+            cls, args, _ = self._simulate
+            handle = ray.remote(cls).options(
+                num_cpus=0, max_restarts=0, max_task_retries=0, max_concurrency=self._k + 4,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            ).remote(*args)  # fmt: skip
+            return _Worker(handle, node_id, address)
         handle = ray.remote(MatchWorker).options(
             num_cpus=self._worker_cpus,
             max_restarts=0,
