@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
         (["--deals", "shared"], "--deals must be one of pairs, duplicate, independent"),
         (["--deals", "duplicate", "--ordering"], "--deals is for the plain benchmark"),
         (["--deals", "independent", "--ray", "local"], "--deals is for the plain benchmark"),
+        (["--simulate-nodes", "10"], "--simulate-nodes runs on a loopback cluster: --ray local"),
+        (["--ray", "local", "--simulate-nodes", "0"], "--simulate-nodes needs 1 or more"),
     ],
 )
 def test_a_bad_deal_mode_is_one_line(args: list[str], message: str) -> None:
@@ -28,3 +30,20 @@ def test_a_bad_deal_mode_is_one_line(args: list[str], message: str) -> None:
     assert done.returncode == 2, done
     assert message in " ".join(done.stderr.split()), done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_simulated_nodes_send_recorded_matches_through_the_real_path() -> None:
+    """A real loopback Ray cluster whose simulated workers return a recorded real match: every
+    scheduled match is recorded by the coordinator, and it keeps up with a few nodes."""
+    pytest.importorskip("ray", reason="needs the ray extra")
+    from arena.bench.tournament import measure_simulated
+
+    r = measure_simulated(nodes=(3,), node_rate=2.0, seconds=6.0, max_matches=60)
+    (run,) = r["runs"]
+    assert r["recorded_match"]["decisions"] > 100  # a whole real match, not a stub
+    assert run["simulated_nodes"] == 3 and run["in_flight"] >= 6
+    assert run["matches"] >= 12 and run["faults"] == 0
+    assert run["decisions"] == run["matches"] * r["recorded_match"]["decisions"]
+    assert 0 < run["share_of_ideal"] <= 1.05

@@ -3,12 +3,13 @@ uniform random pairing (seeded simulations of synthetic bots of known strength).
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
 from arena.ladder import simulation
-from arena.ladder.matchmaking import LadderEntrant, Matchmaker
+from arena.ladder.matchmaking import LadderEntrant, Matchmaker, PairCounts
 
 
 def field(*sigmas: float, mus: tuple[float, ...] | None = None) -> list[LadderEntrant]:
@@ -105,3 +106,82 @@ def test_one_owners_bots_are_never_paired() -> None:
     house = [LadderEntrant(i, f"h{i}", 25.0, 3.0) for i in range(2)]
     assert len(Matchmaker().rank(house, {}, next_pair=0)) == 1
     assert Matchmaker().rank(fresh, {}, next_pair=0) == []
+
+
+def _large_field(
+    seed: int, m: int, fresh: int
+) -> tuple[list[LadderEntrant], PairCounts, frozenset[int]]:
+    rng = random.Random(seed)
+    entrants = [
+        LadderEntrant(
+            i, f"b{i}",
+            25.0 if i < fresh else rng.gauss(25, 8),
+            25.0 / 3 if i < fresh else rng.choice([rng.uniform(0.8, 2.5), 1.5]),
+            pairs=rng.randrange(50),
+            last_pair=rng.choice([-1, rng.randrange(300)]),
+            owner=rng.choice([None, rng.randrange(max(1, m // 3))]),
+            house=rng.random() < 0.05,
+        )
+        for i in range(m)
+    ]  # fmt: skip
+    played = PairCounts()
+    for _ in range(3 * m):
+        a, b = rng.sample(range(m), 2)
+        played.add(frozenset((a, b)), rng.randrange(1, 4))
+    return entrants, played, frozenset(rng.sample(range(m), 4))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_fast_choice_is_the_all_pairs_choice(seed: int) -> None:
+    """Past SCAN_ALL_BELOW entrants ``choose`` prunes instead of scoring every pair: the pair
+    (the seeded draw among ties included) must be the one the all-pairs ranking gives."""
+    m = (64, 90, 150)[seed % 3]
+    entrants, played, busy = _large_field(seed, m, fresh=seed % 4)
+    ranked = Matchmaker().rank(entrants, played, next_pair=300 + seed, busy=busy)
+    tied = [c for c in ranked if math.isclose(c.priority, ranked[0].priority, rel_tol=1e-9)]
+    want = tied[random.Random(seed).randrange(len(tied))]
+    got = Matchmaker().choose(
+        entrants, played, next_pair=300 + seed, rng=random.Random(seed), busy=busy
+    )
+    assert got == want
+
+
+def test_the_fast_choice_keeps_the_owner_and_house_rules() -> None:
+    """A large field where the best pairs by rating are one owner's, or two house bots: the
+    choice is neither."""
+    others = [LadderEntrant(i, f"s{i}", 25.0 + 0.01 * i, 1.0, owner=1000 + i) for i in range(80)]
+    mine = [LadderEntrant(200 + i, f"m{i}", 25.0, 25.0 / 3, owner=7) for i in range(3)]
+    house = [LadderEntrant(300 + i, f"h{i}", 25.0, 25.0 / 3, house=True) for i in range(3)]
+    c = Matchmaker().choose([*others, *mine, *house], PairCounts(), next_pair=0,
+                            rng=random.Random(1))
+    assert c is not None
+    assert not (c.a.owner == c.b.owner == 7) and not (c.a.house and c.b.house)
+    assert c.uncertainty > 2 * (25.0 / 3) ** 2 - 1  # still a fresh bot against a fresh bot
+
+
+def test_pair_counts_keep_their_total() -> None:
+    played = PairCounts()
+    played.add(frozenset((1, 2)))
+    played.add(frozenset((1, 2)), 2)
+    played.add(frozenset((3, 2)))
+    assert played[frozenset((2, 1))] == 3 and played.total == 4 == sum(played.values())
+
+
+def test_bench_ladder_entrants_prints_the_choice_time() -> None:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "arena", "bench", "ladder", "--entrants", "400", "--choices", "3",
+         "--old-entrants", "70", "--json"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout  # fmt: skip
+    r = json.loads(out)
+    assert r["entrants"] == 400 and r["same_choice"] is True
+    assert 0 < r["choice_ms_p50"] <= r["choice_ms_p95"]
+    bad = subprocess.run(
+        [sys.executable, "-m", "arena", "bench", "ladder", "--entrants", "1"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode != 0 and "--entrants and --old-entrants need 2 or more" in bad.stderr

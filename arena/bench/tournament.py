@@ -367,3 +367,118 @@ def describe_ordering(result: dict[str, Any]) -> str:
             + "  ".join(f"{m}:{100 * v:.0f}%" for m, v in shares.items())
         )
     return "\n".join(lines)
+
+
+# -- a simulated cluster: the coordinator alone, as the nodes grow ----------------------------
+
+NODE_MATCHES_PER_S = 0.41
+"""Matches a second of one real 2-CPU node, for matches of ~1,200 decisions at the default
+clock (docs/distributed.md, measured with ``arena bench tournament --ray local``)."""
+
+
+def _recorded_match(bots: list[Path], move_timeout_ms: int) -> Any:
+    """One real match of the sample bots, played here and read back from the store."""
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp,
+        Store.open(str(Path(tmp) / "rec.db")) as store,
+    ):
+        tid = create_tournament(
+            store,
+            TournamentSettings(bots=[str(b) for b in bots[:2]], games=1, concurrency=2, seed=7,
+                               move_timeout_ms=move_timeout_ms),
+        )  # fmt: skip
+        run_tournament(store, tid)
+        first = store.list_matches(tournament_id=tid)[0]
+        return store.get_match(first.match_id).result
+
+
+def measure_simulated(
+    nodes: Sequence[int] = (10, 100, 1000),
+    node_rate: float = NODE_MATCHES_PER_S,
+    per_node: int = 2,
+    seconds: float = 30.0,
+    actors: int = 4,
+    seed: int = 1,
+    move_timeout_ms: int = 2000,
+    max_matches: int = 1200,
+) -> dict[str, Any]:
+    """For each N: a tournament on a real one-node Ray cluster on loopback whose ``actors``
+    simulated workers stand for N nodes of ``per_node`` matches at once, each match lasting
+    ``per_node / node_rate`` s, so results arrive at N * node_rate a second when the coordinator
+    keeps up. The run is sized to last about ``seconds`` at that rate."""
+    import ray
+
+    from arena.distributed.cluster import connect, local_cluster, stop_local_cluster
+    from arena.distributed.executor import RayExecutor
+    from arena.distributed.simulated import SimulatedWorker
+
+    bots, notes = bench_bots(RAY_BENCH_BOTS)
+    recorded = _recorded_match(bots, move_timeout_ms)
+    runs = []
+    cluster = local_cluster(1, cpus_per_node=2)
+    try:
+        connect(cluster.address)
+        for n in nodes:
+            target = n * node_rate
+            pairs = len(bots) * (len(bots) - 1) // 2
+            games = max(2, min(round(target * seconds), max_matches) // (2 * pairs))
+            in_flight = n * per_node
+            k = max(1, -(-in_flight // actors))
+
+            def factory(concurrency: int, stop: Any, k: int = k) -> RayExecutor:
+                return RayExecutor(
+                    k, stop, simulate=(SimulatedWorker, (recorded, per_node / node_rate), actors)
+                )
+
+            run = run_once(bots, k, games, seed, move_timeout_ms, executor=factory)
+            # Had the coordinator kept up, the run would take its waves of ``in_flight`` matches
+            # of per_node / node_rate s each (the first results arrive only after one).
+            ideal = -(-run["matches"] // (k * actors)) * per_node / node_rate
+            share = ideal / run["seconds"]
+            runs.append({
+                "simulated_nodes": n, "target_matches_per_s": round(target, 2),
+                "in_flight": k * actors, **run, "ideal_seconds": round(ideal, 2),
+                "share_of_ideal": round(share, 3), "keeps_up": share >= 0.9,
+            })  # fmt: skip
+    finally:
+        ray.shutdown()
+        stop_local_cluster(cluster)
+    saturated = next((r["simulated_nodes"] for r in runs if not r["keeps_up"]), None)
+    return {
+        "bots": [b.name for b in bots],
+        "notes": notes,
+        "recorded_match": {
+            "decisions": len(recorded.decisions), "hands": recorded.hands_played,
+        },
+        "node_matches_per_s": node_rate,
+        "per_node": per_node,
+        "store": "SQLite scratch file, one transaction per result (the coordinator's recording)",
+        "runs": runs,
+        "first_saturated_at": saturated,
+    }
+
+
+def describe_simulated(r: dict[str, Any]) -> str:
+    lines = [
+        f"simulated nodes on a one-node loopback Ray cluster: each node {r['per_node']} matches "
+        f"at once, {r['node_matches_per_s']} matches/s; every result a recorded real match of "
+        f"{r['recorded_match']['decisions']} decisions ({r['recorded_match']['hands']} hands); "
+        f"store: {r['store']}",
+        f"{'nodes':>6} {'target/s':>9} {'matches':>7} {'s':>7} {'matches/s':>9} "
+        f"{'coordinator CPU/match':>21} {'coordinator CPU share':>21} {'ideal s':>7} "
+        f"{'keeps up':>8}",
+    ]
+    for x in r["runs"]:
+        lines.append(
+            f"{x['simulated_nodes']:>6} {x['target_matches_per_s']:>9.1f} {x['matches']:>7} "
+            f"{x['seconds']:>7.1f} {x['matches_per_s']:>9.2f} "
+            f"{x['arena_cpu_ms_per_match']:>18.1f} ms {100 * x['arena_cpu_share']:>20.0f}% "
+            f"{x['ideal_seconds']:>7.1f} {'yes' if x['keeps_up'] else 'no':>8}"
+        )
+    sat = r["first_saturated_at"]
+    lines.append(
+        "the coordinator keeps up at every size" if sat is None
+        else f"saturated at {sat} simulated nodes (took over 1/0.9 of the time it would had it "
+        "kept up)"
+    )
+    return "\n".join(lines)

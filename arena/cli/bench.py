@@ -311,6 +311,18 @@ def tournament(
     ray_worker_cpus: float = typer.Option(
         2.0, "--ray-worker-cpus", help="--ray: CPUs of a node per worker."
     ),
+    simulate_nodes: list[int] = typer.Option(  # noqa: B008 - typer's declaration style
+        [],
+        "--simulate-nodes",
+        help="--ray local: instead, N simulated nodes that return a recorded real match at the "
+        "rate N real nodes would (no bots); repeat for several N.",
+    ),
+    node_rate: float = typer.Option(
+        0.41, "--node-rate", help="--simulate-nodes: matches/s of one real 2-CPU node."
+    ),
+    sim_seconds: float = typer.Option(
+        30.0, "--sim-seconds", help="--simulate-nodes: each run sized to last this long."
+    ),
     deals: str = typer.Option(
         "pairs", "--deals", help="Deal mode of the round robin: pairs, duplicate or independent."
     ),
@@ -326,6 +338,20 @@ def tournament(
     if deal_mode is not DEFAULT_DEALS and (ray is not None or ordering):
         raise typer.BadParameter("--deals is for the plain benchmark (not --ray or --ordering)")
 
+    if simulate_nodes:
+        if ray != "local":
+            raise typer.BadParameter("--simulate-nodes runs on a loopback cluster: --ray local")
+        if min(simulate_nodes) < 1 or node_rate <= 0 or sim_seconds <= 0:
+            raise typer.BadParameter(
+                "--simulate-nodes needs 1 or more, --node-rate and --sim-seconds above 0"
+            )
+        result = bench_tournament.measure_simulated(
+            nodes=simulate_nodes, node_rate=node_rate, seconds=sim_seconds, seed=seed
+        )
+        typer.echo(
+            json.dumps(result) if json_output else bench_tournament.describe_simulated(result)
+        )
+        return
     if ray is not None:
         k = concurrency[0] if len(concurrency) == 1 else 2
         result = bench_tournament.measure_ray(
@@ -421,15 +447,37 @@ def ladder(
     runs: int = typer.Option(20, "--runs", help="Seeded runs of each policy."),
     max_pairs: int = typer.Option(400, "--max-pairs", help="Pairs per run."),
     seed: int = typer.Option(1, "--seed", help="First seed."),
+    entrants: int | None = typer.Option(
+        None,
+        "--entrants",
+        help="Instead: the time to choose the next pair on a ladder of this many entrants, "
+        "beside the all-pairs scan of before.",
+    ),
+    choices: int = typer.Option(50, "--choices", help="--entrants: choices timed."),
+    old_entrants: int = typer.Option(
+        200, "--old-entrants", help="--entrants: the all-pairs scan's field (it is quadratic)."
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """The ladder's matchmaking against uniform random pairing, on synthetic bots: duplicate
-    pairs until the leaderboard's order is the true order for good; a newcomer's placement."""
+    pairs until the leaderboard's order is the true order for good; a newcomer's placement.
+    With --entrants: how long choosing the next pair takes."""
     import json
     import random
     import statistics
 
     from arena.ladder import simulation
+
+    if entrants is not None:
+        from arena.bench import ladder_choice
+
+        if entrants < 2 or old_entrants < 2 or choices < 1:
+            raise typer.BadParameter("--entrants and --old-entrants need 2 or more, --choices 1")
+        r = ladder_choice.measure(
+            entrants=entrants, choices=choices, old_entrants=old_entrants, seed=seed
+        )
+        typer.echo(json.dumps(r) if json_output else ladder_choice.describe(r))
+        return
 
     c = simulation.compare(bots=bots, spacing=spacing, runs=runs, max_pairs=max_pairs, seed=seed)
     placements = [

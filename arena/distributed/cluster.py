@@ -91,6 +91,19 @@ def local_cluster(nodes: int, cpus_per_node: int = 2, object_store_mb: int = 100
     raise ArenaError(f"a local Ray cluster did not start in {START_ATTEMPTS} tries: {last}")
 
 
+def add_local_node(cluster: Any, cpus: int = 2, object_store_mb: int = 100) -> Any:
+    """Start one more node of ``cluster`` on this machine (a raylet joining its head, as
+    ``ray start --address`` does on another machine) while it runs; the node, for
+    ``cluster.remove_node``."""
+    node = cluster.add_node(
+        num_cpus=cpus,
+        node_ip_address=LOOPBACK,
+        object_store_memory=object_store_mb * 1024 * 1024,
+        **_agent_ports(),
+    )
+    return node
+
+
 def _agent_ports() -> dict[str, int]:
     """Fixed ports for a node's agents. Given port 0, a raylet waits a fixed 15 s for its agents
     to report the ports they took and aborts past that, which a loaded machine overruns."""

@@ -46,6 +46,8 @@ DEFAULT_WORKER_CPUS = 2.0
 START_TIMEOUT_S = 300.0
 """How long workers may take to be placed, fetch their bots and start them."""
 CLOSE_TIMEOUT_S = 15.0
+JOIN_POLL_S = 2.0
+"""How often the coordinator looks for nodes that joined the cluster during the run."""
 
 
 @dataclass
@@ -107,6 +109,7 @@ class RayExecutor:
         worker_cpus: float = DEFAULT_WORKER_CPUS,
         cache_root: str | None = None,
         start_timeout: float = START_TIMEOUT_S,
+        simulate: tuple[Any, tuple[Any, ...], int] | None = None,
     ) -> None:
         if worker_cpus <= 0:
             raise ArenaError(f"--ray-worker-cpus must be positive, got {worker_cpus}")
@@ -126,6 +129,12 @@ class RayExecutor:
         self._stats = _Stats()
         self._archives: dict[str, Any] = {}
         self._closed = threading.Event()
+        self._config: TournamentConfig | None = None
+        self._needed: list[int] = []
+        self._placed_nodes: set[str] = set()
+        self._simulate = simulate
+        """(actor class, its arguments, actors): the benchmark's simulated nodes
+        (``arena.distributed.simulated``) in place of match workers, all on the head's node."""
 
     # -- the MatchExecutor interface -----------------------------------------------------------
 
@@ -134,21 +143,17 @@ class RayExecutor:
     ) -> dict[int, str]:
         self._abort = abort
         slots = worker_slots(ray.nodes(), self._worker_cpus)
+        if self._simulate is not None:
+            slots = slots[:1] * self._simulate[2]
         if not slots:
             raise ArenaError(
                 f"the Ray cluster has no node with {self._worker_cpus:g} CPUs free for a worker "
                 "(--ray-worker-cpus)"
             )
-        actor = ray.remote(MatchWorker)
+        self._config, self._needed = config, list(needed)
         for node_id, address in slots:
-            handle = actor.options(
-                num_cpus=self._worker_cpus,
-                max_restarts=0,
-                max_task_retries=0,
-                max_concurrency=self._k + 4,
-                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-            ).remote(self._cache_root)
-            self._workers.append(_Worker(handle, node_id, address))
+            self._workers.append(self._place(node_id, address))
+            self._placed_nodes.add(node_id)
         # Each bot version once into the object store; a worker fetches only what its node lacks.
         for i in needed:
             e = config.entrants[i]
@@ -185,7 +190,87 @@ class RayExecutor:
             count = self._stats.nodes.setdefault(w.node_id, NodeCount(w.node_id, w.address))
             count.workers += 1
         threading.Thread(target=self._watch_abort, name="ray-abort", daemon=True).start()
+        if self._simulate is None:
+            threading.Thread(target=self._watch_joins, name="ray-joins", daemon=True).start()
         return failures
+
+    def _place(self, node_id: str, address: str) -> _Worker:
+        if self._simulate is not None:
+            cls, args, _ = self._simulate
+            handle = ray.remote(cls).options(
+                num_cpus=0, max_restarts=0, max_task_retries=0, max_concurrency=self._k + 4,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            ).remote(*args)  # fmt: skip
+            return _Worker(handle, node_id, address)
+        handle = ray.remote(MatchWorker).options(
+            num_cpus=self._worker_cpus,
+            max_restarts=0,
+            max_task_retries=0,
+            max_concurrency=self._k + 4,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+        ).remote(self._cache_root)
+        return _Worker(handle, node_id, address)
+
+    def _watch_joins(self) -> None:
+        """Nodes that join the cluster while the run plays get workers too: placed, prepared
+        (bots fetched, checked and started as at the start), then handed matches."""
+        while not self._closed.wait(JOIN_POLL_S):
+            if self._stop.is_set() or self._abort.is_set():
+                return
+            try:
+                nodes = ray.nodes()
+            except Exception as exc:  # the cluster's state service briefly out of reach
+                log.warning("could not list the Ray cluster's nodes: %s", exc)
+                continue
+            fresh = [
+                (node_id, address)
+                for node_id, address in worker_slots(nodes, self._worker_cpus)
+                if node_id not in self._placed_nodes
+            ]
+            for node_id in {n for n, _ in fresh}:
+                self._placed_nodes.add(node_id)
+            for node_id, address in fresh:
+                if self._closed.is_set():
+                    return
+                self._join(node_id, address)
+
+    def _join(self, node_id: str, address: str) -> None:
+        assert self._config is not None
+        w = self._place(node_id, address)
+        try:
+            info = ray.get(w.handle.info.remote(), timeout=self._start_timeout)
+            failures = ray.get(
+                w.handle.prepare.remote(self._config, self._needed, self._archives),
+                timeout=self._start_timeout,
+            )
+        except (RayActorError, RayTaskError, GetTimeoutError) as exc:
+            log.warning("Ray node %s joined but its worker did not start: %s", address, exc)
+            with contextlib.suppress(Exception):
+                ray.kill(w.handle, no_restart=True)
+            return
+        if failures:
+            # A bot that starts on the other nodes but not here: this node plays nothing.
+            log.warning("Ray node %s joined but left out: %s", address,
+                        "; ".join(f"{self._config.entrants[i].name}: {why}"
+                                  for i, why in failures.items()))
+            with contextlib.suppress(Exception):
+                ray.get(w.handle.close.remote(), timeout=CLOSE_TIMEOUT_S)
+            ray.kill(w.handle, no_restart=True)
+            return
+        w.pid, w.address = info["pid"], info["address"]
+        with self._lock:
+            if self._closed.is_set():
+                closed = True
+            else:
+                closed = False
+                self._workers.append(w)
+                count = self._stats.nodes.setdefault(w.node_id, NodeCount(w.node_id, w.address))
+                count.workers += 1
+        if closed:
+            ray.kill(w.handle, no_restart=True)
+            return
+        log.info("Ray node %s joined the run", address)
+        self._dispatch()
 
     def capacity(self) -> int:
         with self._lock:

@@ -20,6 +20,18 @@ House bots (``arena.ladder.house``) are never paired with each other. The produc
 is the pair's *priority*; ties break by a seeded random draw, so a
 ladder with the same history and seed picks the same pairs. The module is pure: no store, no
 clock, no processes; the ladder runner feeds it the ratings and counts it read from the store.
+
+**Without an all-pairs scan.** ``rank`` scores every pair (the definition, and what the tests
+compare with); ``choose`` finds the same best pairs without scoring them all, so a ladder of
+10,000 entrants chooses in milliseconds (docs/benchmarks.md). Every factor but uncertainty and
+quality is at most 1 apart from regularity, which is the larger of the two bots' own values, so
+``g(s) * max(r_a, r_b) * exp(-(mu_a - mu_b)**2 / (2 * (2 beta**2 + s)))``, with ``s`` an upper
+bound of ``sigma_a**2 + sigma_b**2`` and ``g(s) = s * sqrt(2 beta**2 / (2 beta**2 + s))``
+increasing, bounds a pair's priority from above. The few most uncertain (and longest waiting)
+entrants are scored against everyone; the pairs among the rest are walked in order of mu, each
+bot's walk stopping where that bound falls below the best priority found. Pairs within a
+relative 1e-7 of the best are then scored exactly as ``rank`` scores them, so the choice,
+the tie-break draw included, is ``rank``'s.
 """
 
 from __future__ import annotations
@@ -29,13 +41,40 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from operator import attrgetter
 
+import numpy as np
 import trueskill
 
 from arena.ratings import RatingConfig
 
 REGULARITY_WAIT = 2
 """A bot gains priority once it has waited this many times the number of bots in pairs."""
+SCAN_ALL_BELOW = 64
+"""Fields of fewer free entrants than this are ranked pair by pair (``rank``)."""
+HEAD = 16
+"""Entrants of highest sigma (and, apart, of longest wait) scored against every other one."""
+_SLACK = 1e-7
+"""Relative margin kept below the best priority when pruning: far above float64's rounding and
+``choose``'s tie tolerance (1e-9), so every pair ``rank`` would call tied is kept; the pairs kept
+are then scored again exactly as ``rank`` scores them."""
+_FIRST = 32
+
+
+class PairCounts(dict[frozenset[int], int]):
+    """Duplicate pairs played by each pair of version ids, with their running total (the
+    matchmaker's fair share needs it on every choice; summing a long ladder's counts each time
+    would cost more than the choice)."""
+
+    total: int
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.total = 0
+
+    def add(self, pair: frozenset[int], times: int = 1) -> None:
+        self[pair] = self.get(pair, 0) + times
+        self.total += times
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,25 +144,38 @@ class Matchmaker:
         n = len(entrants)
         if len(free) < 2:
             return []
-        fair_share = max(1.0, 2.0 * sum(played.values()) / max(1, n * (n - 1)))
+        fair_share = _fair_share(played, n)
         choices = []
         for a, b in combinations(free, 2):
-            if a.owner is not None and a.owner == b.owner:
-                continue  # one owner's bots: a result between them is evidence of nothing
-            if a.house and b.house:
-                continue  # house bots are there to play the submitted ones
-            ra = self._env.create_rating(a.mu, a.sigma)
-            rb = self._env.create_rating(b.mu, b.sigma)
-            uncertainty = a.sigma**2 + b.sigma**2
-            quality = trueskill.quality_1vs1(ra, rb, env=self._env)
-            times = played.get(frozenset((a.version_id, b.version_id)), 0)
-            spread = 1.0 / (1.0 + times / fair_share)
-            waited = max(_waited(a, next_pair), _waited(b, next_pair))
-            regularity = 1.0 + max(0, waited - REGULARITY_WAIT * n) / n
-            priority = uncertainty * quality * spread * regularity
-            choices.append(Choice(a, b, priority, uncertainty, quality, spread, regularity))
+            c = self._score(a, b, played, fair_share, next_pair, n)
+            if c is not None:
+                choices.append(c)
         choices.sort(key=lambda c: (-c.priority, c.a.version_id, c.b.version_id))
         return choices
+
+    def _score(
+        self,
+        a: LadderEntrant,
+        b: LadderEntrant,
+        played: Mapping[frozenset[int], int],
+        fair_share: float,
+        next_pair: int,
+        n: int,
+    ) -> Choice | None:
+        if a.owner is not None and a.owner == b.owner:
+            return None  # one owner's bots: a result between them is evidence of nothing
+        if a.house and b.house:
+            return None  # house bots are there to play the submitted ones
+        ra = self._env.create_rating(a.mu, a.sigma)
+        rb = self._env.create_rating(b.mu, b.sigma)
+        uncertainty = a.sigma**2 + b.sigma**2
+        quality = trueskill.quality_1vs1(ra, rb, env=self._env)
+        times = played.get(frozenset((a.version_id, b.version_id)), 0)
+        spread = 1.0 / (1.0 + times / fair_share)
+        waited = max(_waited(a, next_pair), _waited(b, next_pair))
+        regularity = 1.0 + max(0, waited - REGULARITY_WAIT * n) / n
+        priority = uncertainty * quality * spread * regularity
+        return Choice(a, b, priority, uncertainty, quality, spread, regularity)
 
     def choose(
         self,
@@ -136,7 +188,19 @@ class Matchmaker:
     ) -> Choice | None:
         """The pair to play next (a seeded draw among equal best), or None when no pair may
         play."""
-        ranked = self.rank(entrants, played, next_pair=next_pair, busy=busy)
+        free = [e for e in entrants if e.version_id not in busy]
+        if len(free) < SCAN_ALL_BELOW:
+            ranked = self.rank(entrants, played, next_pair=next_pair, busy=busy)
+        else:
+            n = len(entrants)
+            fair_share = _fair_share(played, n)
+            pairs = _Search(free, played, fair_share, next_pair, n, self.config.beta).best()
+            ranked = [
+                c for i, j in pairs
+                if (c := self._score(free[i], free[j], played, fair_share, next_pair, n))
+                is not None
+            ]
+            ranked.sort(key=lambda c: (-c.priority, c.a.version_id, c.b.version_id))
         if not ranked:
             return None  # fewer than two free bots, or only one owner's
         best = ranked[0].priority
@@ -146,3 +210,133 @@ class Matchmaker:
 
 def _waited(e: LadderEntrant, next_pair: int) -> int:
     return next_pair if e.last_pair < 0 else next_pair - e.last_pair - 1
+
+
+def _fair_share(played: Mapping[frozenset[int], int], n: int) -> float:
+    total = played.total if isinstance(played, PairCounts) else sum(played.values())
+    return max(1.0, 2.0 * total / max(1, n * (n - 1)))
+
+
+class _Search:
+    """The pairs of ``free`` (as index pairs i < j) whose priority may be within ``_SLACK`` of
+    the best, found without scoring every pair (the module docstring says how)."""
+
+    def __init__(
+        self,
+        free: Sequence[LadderEntrant],
+        played: Mapping[frozenset[int], int],
+        fair_share: float,
+        next_pair: int,
+        n: int,
+        beta: float,
+    ) -> None:
+        self.free = free
+        self.played = played
+        self.fair_share = fair_share
+        self.b2 = 2.0 * beta * beta
+        # Each column in one C-level pass (the rest is numpy). An owner of None is NaN, equal
+        # to nothing, so the organiser's bots meet each other.
+        def column(name: str) -> np.ndarray:
+            return np.array(list(map(attrgetter(name), free)), dtype=float)
+
+        self.mu = column("mu")
+        self.s2 = column("sigma") ** 2
+        last = column("last_pair")
+        waited = np.where(last < 0, float(next_pair), next_pair - last - 1.0)
+        self.r = 1.0 + np.maximum(0.0, waited - REGULARITY_WAIT * n) / n
+        self.owner = column("owner")
+        self.house = column("house") > 0
+        self.best_p = -math.inf
+        self.found: dict[tuple[int, int], float] = {}
+
+    def _g(self, s: np.ndarray | float) -> np.ndarray | float:
+        return s * np.sqrt(self.b2 / (self.b2 + s))
+
+    def _bare(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Priority without the spread factor (at most 1), -inf for a pair that may not play."""
+        s = self.s2[i] + self.s2[j]
+        d = self.mu[i] - self.mu[j]
+        p = self._g(s) * np.exp(-d * d / (2.0 * (self.b2 + s))) * np.maximum(self.r[i], self.r[j])
+        bad = (self.owner[i] == self.owner[j]) | (self.house[i] & self.house[j]) | (i == j)
+        return np.where(bad, -np.inf, p)
+
+    def _threshold(self) -> float:
+        return self.best_p - _SLACK * abs(self.best_p) if self.best_p > -math.inf else -math.inf
+
+    def _consider(self, i: np.ndarray, j: np.ndarray, bare: np.ndarray) -> None:
+        """Take the spread of the pairs whose bare priority reaches the best, best first."""
+        keep = bare >= self._threshold()
+        if not keep.any():
+            return
+        i, j, bare = i[keep], j[keep], bare[keep]
+        if bare.size > _FIRST:
+            # The few best first: they set the threshold that drops most of the others.
+            top = np.argpartition(-bare, _FIRST - 1)[:_FIRST]
+            self._take(i[top], j[top], bare[top])
+            keep = bare >= self._threshold()
+            keep[top] = False
+            i, j, bare = i[keep], j[keep], bare[keep]
+        self._take(i, j, bare)
+
+    def _take(self, i: np.ndarray, j: np.ndarray, bare: np.ndarray) -> None:
+        for k in np.argsort(-bare, kind="stable"):
+            p_bare = float(bare[k])
+            if p_bare < self._threshold() or p_bare == -math.inf:
+                break
+            a, b = int(i[k]), int(j[k])
+            if a > b:
+                a, b = b, a
+            if (a, b) in self.found:
+                continue
+            times = self.played.get(
+                frozenset((self.free[a].version_id, self.free[b].version_id)), 0
+            )
+            p = p_bare / (1.0 + times / self.fair_share)
+            if p >= self._threshold():
+                self.found[(a, b)] = p
+                self.best_p = max(self.best_p, p)
+
+    def best(self) -> list[tuple[int, int]]:
+        m = len(self.free)
+        order_s2 = np.argsort(-self.s2, kind="stable")
+        head = set(order_s2[:HEAD].tolist())
+        if (self.r > 1.0).any():
+            head |= set(np.argsort(-self.r, kind="stable")[:HEAD].tolist())
+        head_idx = np.array(sorted(head), dtype=np.int64)
+        rest = np.ones(m, bool)
+        rest[head_idx] = False
+        s2_max, r_max = float(self.s2.max()), float(self.r.max())
+        everyone = np.arange(m)
+        # 1. The head against everyone, the most promising first.
+        bound = self._g(self.s2[head_idx] + s2_max) * np.maximum(self.r[head_idx], r_max)
+        for k in np.argsort(-bound, kind="stable"):
+            if bound[k] < self._threshold():
+                break
+            a = int(head_idx[k])
+            i = np.full(m, a)
+            self._consider(i, everyone, self._bare(i, everyone))
+        # 2. The rest among themselves, each walking up the order of mu while its bound holds.
+        idx = everyone[rest]
+        if len(idx) >= 2:
+            idx = idx[np.argsort(self.mu[idx], kind="stable")]
+            s2_r, r_r = float(self.s2[idx].max()), float(self.r[idx].max())
+            mu = self.mu[idx]
+            base = self._g(self.s2[idx] + s2_r) * np.maximum(self.r[idx], r_r)
+            denom = 2.0 * (self.b2 + self.s2[idx] + s2_r)
+            active = np.nonzero(base >= self._threshold())[0]
+            k0, width = 1, 4
+            while active.size:
+                offsets = np.arange(k0, k0 + width)
+                pos = active[:, None] + offsets[None, :]
+                ok = pos < len(idx)
+                left = np.broadcast_to(active[:, None], pos.shape)[ok]
+                right = pos[ok]
+                self._consider(idx[left], idx[right], self._bare(idx[left], idx[right]))
+                k0 += width
+                width *= 2
+                active = active[active + k0 < len(idx)]
+                d = mu[active + k0] - mu[active]
+                still = base[active] * np.exp(-d * d / denom[active]) >= self._threshold()
+                active = active[still]
+        t = self._threshold()
+        return sorted(pair for pair, p in self.found.items() if p >= t)

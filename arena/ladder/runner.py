@@ -37,7 +37,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.ladder.collusion import MatchFacts, collusion_flags
 from arena.ladder.house import register_house
-from arena.ladder.matchmaking import Choice, LadderEntrant, Matchmaker
+from arena.ladder.matchmaking import Choice, LadderEntrant, Matchmaker, PairCounts
 from arena.referee import FaultPolicy
 from arena.referee.record import Termination
 from arena.rules.ruleset import RuleSet
@@ -148,7 +148,7 @@ class Ladder:
         )
         self._lock = threading.Lock()
         self._playing: dict[int, _Pair] = {}
-        self._played: Counter[frozenset[int]] = Counter()
+        self._played = PairCounts()
         self._pairs_of: Counter[int] = Counter()
         self._last_pair: dict[int, int] = {}
         self._pair_count = 0
@@ -403,7 +403,7 @@ class Ladder:
 
     def _count_pair(self, index: int, versions: tuple[int, int], tid: int) -> None:
         self._ladder_tournaments.add(tid)
-        self._played[frozenset(versions)] += 1
+        self._played.add(frozenset(versions))
         for v in versions:
             self._pairs_of[v] += 1
             self._last_pair[v] = max(self._last_pair.get(v, -1), index)

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.ladder.matchmaking import LadderEntrant, Matchmaker
+from arena.ladder.matchmaking import LadderEntrant, Matchmaker, PairCounts
 from arena.ratings import Rater, RatingConfig, conservative_score
 
 
@@ -49,7 +48,7 @@ class _Field:
         self.ratings = [self.rater.initial() for _ in range(n)]
         self.pairs_of = [0] * n
         self.last = [-1] * n
-        self.played: Counter[frozenset[int]] = Counter()
+        self.played = PairCounts()
 
     def choose(self, present: Sequence[int], index: int) -> tuple[int, int]:
         """The matchmaker's pair among ``present`` for pair number ``index``."""
@@ -69,7 +68,7 @@ class _Field:
             self.ratings[s0], self.ratings[s1] = self.rater.rate(
                 self.ratings[s0], self.ratings[s1], winner
             )
-        self.played[frozenset((a, b))] += 1
+        self.played.add(frozenset((a, b)))
         for i in (a, b):
             self.pairs_of[i] += 1
             self.last[i] = index
