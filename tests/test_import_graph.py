@@ -151,8 +151,8 @@ def test_importing_arena_changes_no_environment() -> None:
 # -- the web's floor: what it may take from the service, and the store through its public API --
 
 WEB_FROM_SERVICE = {
-    "arena.service.permissions": "the service's per-account quotas and their errors: /account shows "
-    "them and /submit and comparisons from a bot page are held to them",
+    "arena.service.permissions": "the service's per-account quotas and their errors: /account "
+    "shows them and /submit and comparisons from a bot page are held to them",
     "arena.service.auth": "the service's caller (a token and its role): comparisons from a bot "
     "page are started through the service's TournamentManager in the signed-in caller's name",
     "arena.service.tournaments": "the service's TournamentManager's owner mark on a comparison "
