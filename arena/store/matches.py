@@ -1,6 +1,7 @@
 """The store's matches: recording one with its rating update, reading them back.
 
-A match and its rating update are committed in one transaction. Ratings are applied not in the
+A match and its rating update are committed in one transaction; ``record_matches`` commits many
+such records in one (group commit), each recorded or refused on its own. Ratings are applied not in the
 recorded order but by tournament, then schedule position (``rating_order.py``): a tournament's
 result that arrives before an earlier game of its schedule waits for it, in the database, and is
 applied in the transaction that records that game. The transaction holds one lock while it

@@ -1,16 +1,17 @@
 """Create a tournament, play its schedule K matches at a time, and resume it after any stop.
 
 The whole schedule is stored before the first match (``create_tournament``); each match is
-recorded the moment it ends, in one transaction with its rating update and the mark that its
-scheduled game is done (``Store.record_match`` with ``tournament_game_id``, which refuses a game
-recorded before). So whatever kills the arena, at any moment, the database holds every finished
+recorded as soon as it ends, with its rating update and the mark that its scheduled game is done,
+and the matches that ended together share one transaction (group commit:
+``Store.record_matches``, which refuses a game recorded before). So whatever kills the arena, at any moment, the database holds every finished
 match exactly once and ``run_tournament`` on the same id plays exactly the games still pending.
 
 Matches are played by an executor (``arena.tournament.execution``): by default a pool of K
 threads whose referees talk gRPC to the bots' processes, each started once per run and lane and
 shared by the matches of its lane (a bot serves many matches at once, but no process plays a
 deal twice: ``arena.tournament.lanes``); ``arena.distributed`` plays them on a Ray cluster
-instead. The main thread alone writes to the store, as results come in.
+instead. The main thread alone writes to the store, as results come in: what arrived while it
+wrote goes in its next transaction.
 
 A match cut short by the arena itself (``stop``/``abort``, Ctrl-C) is not a result and is not
 recorded: its game stays pending and a resume plays it again from the start, under the same match
