@@ -134,12 +134,10 @@ def encode_decisions(decisions: tuple[DecisionRecord, ...] | list[DecisionRecord
     try:
         action_bytes = bytes(actions)  # type: ignore[arg-type]
     except TypeError:  # an exchange's cards
-        for i, a in enumerate(actions):
-            if isinstance(a, tuple):
-                exchanges.append(len(a))
-                exchanges.extend(a)
-                actions[i] = 0
-        action_bytes = bytes(actions)  # type: ignore[arg-type]
+        for cards in [a for a in actions if a.__class__ is tuple]:
+            exchanges.append(len(cards))  # type: ignore[arg-type]
+            exchanges.extend(cards)  # type: ignore[arg-type]
+        action_bytes = bytes([0 if a.__class__ is tuple else a for a in actions])  # type: ignore[misc]
     elapsed = [d.elapsed_us for d in decisions]
     try:
         width, times = 4, array(_WIDTHS[4], elapsed)

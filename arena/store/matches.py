@@ -1,12 +1,13 @@
 """The store's matches: recording one with its rating update, reading them back.
 
 A match and its rating update are committed in one transaction; ``record_matches`` commits many
-such records in one (group commit), each recorded or refused on its own. Ratings are applied not in the
-recorded order but by tournament, then schedule position (``rating_order.py``): a tournament's
-result that arrives before an earlier game of its schedule waits for it, in the database, and is
-applied in the transaction that records that game. The transaction holds one lock while it
-applies (a PostgreSQL advisory lock; ``BEGIN IMMEDIATE`` on SQLite), so ``recompute_ratings``
-replays the applied matches in the same order and gets the same numbers, bit for bit.
+such records in one (group commit), each recorded or refused on its own. Ratings are applied not
+in the recorded order but by tournament, then schedule position (``rating_order.py``): a
+tournament's result that arrives before an earlier game of its schedule waits for it, in the
+database, and is applied in the transaction that records that game. The transaction holds one
+lock while it applies (a PostgreSQL advisory lock; ``BEGIN IMMEDIATE`` on SQLite), so
+``recompute_ratings`` replays the applied matches in the same order and gets the same numbers,
+bit for bit.
 
 What is rated: a match that ended by the rules (win, loss, or draw), and a forfeit, which counts
 as a loss for the side that forfeited. Kept but not rated, with the reason (``rated.py``):
@@ -460,13 +461,13 @@ def _check_game(game: TournamentGame, result: MatchResult, seats: tuple[int, int
 def _decision_times(
     decisions: Sequence[DecisionRecord],
 ) -> tuple[tuple[int | None, int | None], tuple[int | None, int | None]]:
-    totals, counts, maxima = [0, 0], [0, 0], [0, 0]
-    for d in decisions:
-        totals[d.seat] += d.elapsed_us
-        counts[d.seat] += 1
-        maxima[d.seat] = max(maxima[d.seat], d.elapsed_us)
-    mean = tuple(round(totals[i] / counts[i]) if counts[i] else None for i in (0, 1))
-    peak = tuple(maxima[i] if counts[i] else None for i in (0, 1))
+    # Comprehensions and C built-ins: this runs for every decision of every record.
+    times = (
+        [d.elapsed_us for d in decisions if d.seat == 0],
+        [d.elapsed_us for d in decisions if d.seat == 1],
+    )
+    mean = tuple(round(sum(t) / len(t)) if t else None for t in times)
+    peak = tuple(max(0, max(t)) if t else None for t in times)
     return (mean[0], mean[1]), (peak[0], peak[1])
 
 

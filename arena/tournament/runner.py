@@ -3,8 +3,9 @@
 The whole schedule is stored before the first match (``create_tournament``); each match is
 recorded as soon as it ends, with its rating update and the mark that its scheduled game is done,
 and the matches that ended together share one transaction (group commit:
-``Store.record_matches``, which refuses a game recorded before). So whatever kills the arena, at any moment, the database holds every finished
-match exactly once and ``run_tournament`` on the same id plays exactly the games still pending.
+``Store.record_matches``, which refuses a game recorded before). So whatever kills the arena, at
+any moment, the database holds every finished match exactly once and ``run_tournament`` on the
+same id plays exactly the games still pending.
 
 Matches are played by an executor (``arena.tournament.execution``): by default a pool of K
 threads whose referees talk gRPC to the bots' processes, each started once per run and lane and
