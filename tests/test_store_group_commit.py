@@ -10,6 +10,8 @@ unknown version) leaves the others recorded.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -216,3 +218,36 @@ def test_more_than_a_group_is_split(store: Store, make_result: MakeResult) -> No
     assert all(isinstance(o, RecordedMatch) for o in out)
     assert [o.sequence for o in out] == sorted(o.sequence for o in out)  # type: ignore[union-attr]
     assert store.ratings()[a].matches == GROUP_MAX + 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--write-rate", "5", "--group", "1"], "--group must be at least 2"),
+        (["--write-rate", "0"], "--write-rate must be at least 1"),
+    ],
+)
+def test_the_write_rate_bench_refuses_bad_counts(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "arena", "bench", "store", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert message in proc.stderr
+
+
+def test_a_small_write_rate_bench_records_every_group(tmp_path: Path) -> None:
+    """Both ways, into a scratch SQLite file: every record written (the bench checks it)."""
+    from arena.bench.store_rate import describe_write_rate, measure_write_rate
+
+    url = f"sqlite:///{tmp_path / 'rate.db'}"
+    r = measure_write_rate(7, url, max_hands=2, group=3)
+    assert (r["records"], r["group"]) == (7, 3)
+    assert "group commit of 3" in describe_write_rate(r)
+    with Store.open(url) as store:
+        assert len(store.list_matches()) == 7
