@@ -121,6 +121,12 @@ def store(
         help="Instead: record this many matches into --db (default: a scratch SQLite file) as a "
         "tournament's coordinator does, and print records/s.",
     ),
+    group: int = typer.Option(
+        32,
+        "--group",
+        help="With --write-rate: records a group-commit transaction takes (measured beside "
+        "one transaction a record).",
+    ),
     json_output: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Bytes a recorded match takes: the decision record and the row, SQLite and PostgreSQL."""
@@ -135,9 +141,11 @@ def store(
 
         if write_rate < 1:
             raise typer.BadParameter("--write-rate must be at least 1")
+        if group < 2:
+            raise typer.BadParameter("--group must be at least 2")
         with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
             url = db or f"sqlite:///{tmp}/rate.db"
-            rate = measure_write_rates(write_rate, url, seed=seed)
+            rate = measure_write_rates(write_rate, url, seed=seed, group=group)
         typer.echo(json.dumps(rate) if json_output else describe_write_rates(rate))
         return
 

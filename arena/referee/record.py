@@ -7,6 +7,9 @@ With the seed and the rule set, the decisions rebuild the match exactly through 
 from __future__ import annotations
 
 import enum
+import sys
+import zlib
+from array import array
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -87,8 +90,131 @@ _DECISIONS = list(Decision)
 _FAULTS = [None, *FaultKind]
 
 
+COLUMNAR = 0xC1
+"""The first byte of the columnar form. The first form's first byte is a decision's header,
+below 0x80, so the two are told apart by it (an empty record is empty in both)."""
+_KIND_BITS = {k: i << 1 for i, k in enumerate(_DECISIONS)}
+_FAULT_BITS = {f: i << 4 for i, f in enumerate(_FAULTS)}
+_WIDTHS = {4: next(c for c in "ILQ" if array(c).itemsize == 4), 8: "Q"}
+
+
+def _header_table() -> list[tuple[int, Decision, FaultKind | None, bool, bool] | None]:
+    """Per header byte: seat, decision, fault, whether the action is a yes/no, an exchange."""
+    table: list[tuple[int, Decision, FaultKind | None, bool, bool] | None] = []
+    for h in range(256):
+        kind, fault = h >> 1 & 7, h >> 4 & 7
+        if h >= 0x80 or kind >= len(_DECISIONS) or fault >= len(_FAULTS):
+            table.append(None)
+            continue
+        decision = _DECISIONS[kind]
+        yes_no = decision in (Decision.DRAW, Decision.DOUBLE_NIL)
+        table.append((h & 1, decision, _FAULTS[fault], yes_no, decision is Decision.EXCHANGE))
+    return table
+
+
+_HEADERS = _header_table()
+
+
 def encode_decisions(decisions: tuple[DecisionRecord, ...] | list[DecisionRecord]) -> bytes:
-    """Pack decisions into bytes: about 3 bytes a decision.
+    """Pack decisions into bytes, by column: about 3 bytes a decision, compressed.
+
+    ``0xC1``, the width W of a time (4 or 8), the count N as a LEB128 varint, then zlib of:
+    N header bytes (seat, decision kind << 1, fault << 4, as in the first form), N action bytes
+    (a card, a bid, 0/1 for a yes/no; 0 for an exchange), N times in microseconds (W bytes each,
+    little-endian, unsigned), then each exchange's count and cards, in order. Built column by
+    column (the work is in C: ``bytes``, ``array``, ``zlib``), so that recording a match costs
+    its coordinator little (docs/store-and-ratings.md).
+    """
+    n = len(decisions)
+    if not n:
+        return b""
+    headers = bytes([d.seat | _KIND_BITS[d.decision] | _FAULT_BITS[d.fault] for d in decisions])
+    actions = [d.action for d in decisions]
+    exchanges = bytearray()
+    try:
+        action_bytes = bytes(actions)  # type: ignore[arg-type]
+    except TypeError:  # an exchange's cards
+        for cards in [a for a in actions if a.__class__ is tuple]:
+            exchanges.append(len(cards))  # type: ignore[arg-type]
+            exchanges.extend(cards)  # type: ignore[arg-type]
+        action_bytes = bytes([0 if a.__class__ is tuple else a for a in actions])  # type: ignore[misc]
+    elapsed = [d.elapsed_us for d in decisions]
+    try:
+        width, times = 4, array(_WIDTHS[4], elapsed)
+    except OverflowError:  # a time past 71 minutes, or below zero (stored as 0)
+        elapsed = [max(0, t) for t in elapsed]
+        width = 4 if max(elapsed) < 2**32 else 8
+        times = array(_WIDTHS[width], elapsed)
+    if sys.byteorder == "big":
+        times.byteswap()
+    payload = b"".join((headers, action_bytes, times.tobytes(), exchanges))
+    return bytes((COLUMNAR, width)) + _varint(n) + zlib.compress(payload, 1)
+
+
+def decode_decisions(data: bytes) -> tuple[DecisionRecord, ...]:
+    """The decisions of either stored form (the columnar one, or the first one)."""
+    if not data or data[0] != COLUMNAR:
+        return _decode_v0(data)
+    try:
+        return _decode_columnar(data)
+    except (IndexError, ValueError, TypeError, zlib.error) as exc:
+        raise ValueError(f"damaged decision record ({len(data)} bytes): {exc}") from None
+
+
+def _decode_columnar(data: bytes) -> tuple[DecisionRecord, ...]:
+    width = data[1]
+    if width not in _WIDTHS:
+        raise ValueError(f"time width {width}")
+    n = shift = 0
+    i = 2
+    while True:
+        byte = data[i]
+        i += 1
+        n |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            break
+    payload = zlib.decompress(data[i:])
+    times = array(_WIDTHS[width])
+    times.frombytes(payload[2 * n : (2 + width) * n])
+    if sys.byteorder == "big":
+        times.byteswap()
+    if len(times) != n:
+        raise ValueError(f"{len(times)} times for {n} decisions")
+    exchanges = payload[(2 + width) * n :]
+    at = 0
+    out = []
+    headers = _HEADERS
+    for header, action, elapsed in zip(payload[:n], payload[n : 2 * n], times, strict=True):
+        entry = headers[header]
+        if entry is None:
+            raise ValueError(f"header byte {header:#x}")
+        seat, decision, fault, yes_no, exchange = entry
+        value: Action = action
+        if exchange:
+            count = exchanges[at]
+            value = tuple(exchanges[at + 1 : at + 1 + count])
+            at += 1 + count
+        elif yes_no:
+            value = action != 0
+        out.append(DecisionRecord(seat, decision, value, elapsed, fault))
+    return tuple(out)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def encode_decisions_v0(decisions: tuple[DecisionRecord, ...] | list[DecisionRecord]) -> bytes:
+    """The first byte form (store revisions before 0011): decision by decision.
 
     Each decision is a header byte (seat, decision kind, fault), the action (one byte; an
     exchange is a count then its cards), and the elapsed microseconds as a LEB128 varint.
@@ -114,7 +240,7 @@ def encode_decisions(decisions: tuple[DecisionRecord, ...] | list[DecisionRecord
     return bytes(out)
 
 
-def decode_decisions(data: bytes) -> tuple[DecisionRecord, ...]:
+def _decode_v0(data: bytes) -> tuple[DecisionRecord, ...]:
     out = []
     i = 0
     while i < len(data):

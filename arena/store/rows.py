@@ -100,6 +100,17 @@ class RecordedMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchToRecord:
+    """One match for ``Store.record_matches``: what ``Store.record_match`` takes, as a value."""
+
+    result: MatchResult
+    seat_versions: tuple[int, int]
+    tournament_game_id: int | None = None
+    pair_id: int | None = None
+    rate: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class MatchSummary:
     sequence: int
     match_id: str

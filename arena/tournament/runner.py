@@ -1,16 +1,18 @@
 """Create a tournament, play its schedule K matches at a time, and resume it after any stop.
 
 The whole schedule is stored before the first match (``create_tournament``); each match is
-recorded the moment it ends, in one transaction with its rating update and the mark that its
-scheduled game is done (``Store.record_match`` with ``tournament_game_id``, which refuses a game
-recorded before). So whatever kills the arena, at any moment, the database holds every finished
-match exactly once and ``run_tournament`` on the same id plays exactly the games still pending.
+recorded as soon as it ends, with its rating update and the mark that its scheduled game is done,
+and the matches that ended together share one transaction (group commit:
+``Store.record_matches``, which refuses a game recorded before). So whatever kills the arena, at
+any moment, the database holds every finished match exactly once and ``run_tournament`` on the
+same id plays exactly the games still pending.
 
 Matches are played by an executor (``arena.tournament.execution``): by default a pool of K
 threads whose referees talk gRPC to the bots' processes, each started once per run and lane and
 shared by the matches of its lane (a bot serves many matches at once, but no process plays a
 deal twice: ``arena.tournament.lanes``); ``arena.distributed`` plays them on a Ray cluster
-instead. The main thread alone writes to the store, as results come in.
+instead. The main thread alone writes to the store, as results come in: what arrived while it
+wrote goes in its next transaction.
 
 A match cut short by the arena itself (``stop``/``abort``, Ctrl-C) is not a result and is not
 recorded: its game stays pending and a resume plays it again from the start, under the same match
@@ -36,8 +38,10 @@ from arena.rules.ruleset import RuleSet
 from arena.store import (
     AlreadyRecordedError,
     GameStatus,
+    MatchToRecord,
     ScheduleEntry,
     Store,
+    StoreError,
     TournamentGameInfo,
     TournamentInfo,
     TournamentStatus,
@@ -448,12 +452,17 @@ def _play(
                     time.sleep(_START_POLL_S)  # every game waits for a bot still starting
                 continue
             done, _ = wait(running, timeout=_START_POLL_S, return_when=FIRST_COMPLETED)
-            for fut in done:
-                game = running.pop(fut)
-                result = fut.result()
+            # Group commit: every result that arrived meanwhile goes into one transaction.
+            arrived: list[tuple[TournamentGameInfo, MatchResult]] = []
+            try:
+                for fut in done:
+                    game = running.pop(fut)
+                    result = fut.result()
+                    if result is not None:
+                        arrived.append((game, result))
+            finally:
                 report_failures()
-                if result is not None:
-                    _record(store, game, result, seats_of, reporter, abort, record_aborted)
+                _record(store, arrived, seats_of, reporter, abort, record_aborted)
     except BaseException:
         # Ctrl-C or a store error: end the matches in play (and the bots still starting);
         # their games stay pending.
@@ -467,31 +476,45 @@ def _play(
 
 def _record(
     store: Store,
-    game: TournamentGameInfo,
-    result: MatchResult,
+    arrived: list[tuple[TournamentGameInfo, MatchResult]],
     seats_of: dict[int, tuple[int, int]],
     reporter: Reporter,
     abort: threading.Event,
     record_aborted: bool = False,
 ) -> None:
-    if result.termination is Termination.ABORTED and abort.is_set() and not record_aborted:
-        return  # cut short by the arena: not a result; the game stays pending
-    if result.termination is Termination.ABORTED:
-        # Kept under an id of its own: the game's id is for its result, on any attempt.
-        n = 1 + _aborted_attempts(store, game.tournament_id).get(game.id, 0)
-        result = dataclasses.replace(result, match_id=aborted_match_id(result.match_id, n))
-    try:
-        recorded = store.record_match(
-            result,
-            seat_versions=game.seat_versions,
-            tournament_game_id=game.id,
-            pair_id=game.pair_id,
+    """Record the results that arrived together in one transaction (``Store.record_matches``):
+    each with its rating update and game mark, each once or not at all."""
+    games: list[TournamentGameInfo] = []
+    items: list[MatchToRecord] = []
+    attempts: dict[int, int] | None = None
+    for game, result in arrived:
+        if result.termination is Termination.ABORTED and abort.is_set() and not record_aborted:
+            continue  # cut short by the arena: not a result; the game stays pending
+        if result.termination is Termination.ABORTED:
+            # Kept under an id of its own: the game's id is for its result, on any attempt.
+            if attempts is None:
+                attempts = _aborted_attempts(store, game.tournament_id)
+            n = 1 + attempts.get(game.id, 0)
+            result = dataclasses.replace(result, match_id=aborted_match_id(result.match_id, n))
+        games.append(game)
+        items.append(
+            MatchToRecord(
+                result, game.seat_versions, tournament_game_id=game.id, pair_id=game.pair_id
+            )
         )
-    except AlreadyRecordedError:
-        return  # another arena process playing the same tournament got there first
-    if result.termination is Termination.ABORTED:
+    if not items:
         return
-    reporter.match_done(_game_record(game, result, seats_of, recorded.rated))
+    failed: StoreError | None = None
+    for game, item, recorded in zip(games, items, store.record_matches(items), strict=True):
+        if isinstance(recorded, AlreadyRecordedError):
+            continue  # another arena process playing the same tournament got there first
+        if isinstance(recorded, StoreError):
+            failed = failed or recorded
+            continue
+        if item.result.termination is not Termination.ABORTED:
+            reporter.match_done(_game_record(game, item.result, seats_of, recorded.rated))
+    if failed is not None:
+        raise failed  # the others of its group are recorded
 
 
 def schedule_seats(config: TournamentConfig) -> dict[int, tuple[int, int]]:
