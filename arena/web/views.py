@@ -223,7 +223,9 @@ class MatchView(MatchRow):
 
 
 @dataclass(frozen=True, slots=True)
-class BoardRow:
+class Standing:
+    """A bot's row in a tournament's standings (and the start of a leaderboard row)."""
+
     rank: int
     bot: str
     version: str
@@ -237,6 +239,13 @@ class BoardRow:
     losses: int
     draws: int
     faults: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRow(Standing):
+    """A leaderboard row: a standing, with the version's id, whether it is a person's, and its
+    card-play loss."""
+
     bot_version_id: int | None
     human: bool
     card_play_loss: float | None
@@ -415,23 +424,6 @@ class TournamentConfigView:
     max_faults: int
     deals: str
     rules: str
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    rank: int
-    bot: str
-    version: str
-    mu: float
-    sigma: float
-    score: float
-    low: float
-    high: float
-    matches: int
-    wins: int
-    losses: int
-    draws: int
-    faults: int
 
 
 @dataclass(frozen=True, slots=True)
