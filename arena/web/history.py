@@ -30,13 +30,18 @@ class Point:
     """The match's recorded sequence (0 for the initial rating)."""
     mu: float
     sigma: float
+    order: int
+    """Where the point stands on a chart's x-axis: for a rating, the match's place in the order
+    the ratings apply them (1 for the first; that is not the recorded order when a tournament's
+    results arrive out of schedule order); 0 for the initial rating."""
 
 
 class _Series:
-    __slots__ = ("mu", "seq", "sigma")
+    __slots__ = ("mu", "order", "seq", "sigma")
 
     def __init__(self) -> None:
         self.seq = array("q")
+        self.order = array("q")
         self.mu = array("d")
         self.sigma = array("d")
 
@@ -57,7 +62,7 @@ class RatingHistory:
     def initial(self) -> Point:
         """The rating every version starts from (before its first match)."""
         mu, sigma = self._rater.initial()
-        return Point(0, mu, sigma)
+        return Point(0, mu, sigma, 0)
 
     def series(self, version_id: int) -> list[Point] | None:
         """The version's history, oldest first; None before a large history is first built."""
@@ -68,7 +73,9 @@ class RatingHistory:
             s = self._series.get(version_id)
             if s is None:
                 return []
-            return [Point(q, m, g) for q, m, g in zip(s.seq, s.mu, s.sigma, strict=True)]
+            return [
+                Point(q, m, g, o) for q, m, g, o in zip(s.seq, s.mu, s.sigma, s.order, strict=True)
+            ]
 
     def _refresh(self) -> None:
         fingerprint = self._store.ratings_fingerprint()
@@ -91,7 +98,9 @@ class RatingHistory:
             ratings: dict[int, tuple[float, float]] = {}
             series: dict[int, _Series] = {}
             initial = rater.initial()
-            for seq, v0, v1, winner in self._store.rated_in_rating_order():
+            for order, (seq, v0, v1, winner) in enumerate(
+                self._store.rated_in_rating_order(), start=1
+            ):
                 a, b = rater.rate(ratings.get(v0, initial), ratings.get(v1, initial), winner)
                 ratings[v0], ratings[v1] = a, b
                 for vid, (mu, sigma) in ((v0, a), (v1, b)):
@@ -99,6 +108,7 @@ class RatingHistory:
                     if s is None:
                         s = series[vid] = _Series()
                     s.seq.append(seq)
+                    s.order.append(order)
                     s.mu.append(mu)
                     s.sigma.append(sigma)
             with self._lock:

@@ -47,12 +47,12 @@ def ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 
 
 def _positions(drawn: Sequence[tuple[str, Sequence[Point]]]) -> list[list[int]]:
-    """Each point's place on the shared axis: its match's rank among all the bot's matches
-    (1 for the first), the initial rating (sequence 0) one before its version's first match."""
-    order = sorted({p.sequence for _, pts in drawn for p in pts if p.sequence > 0})
+    """Each point's place on the shared axis: its ``order``'s rank among all the drawn points
+    (1 for the first), the initial rating (order 0) one before its version's first match."""
+    order = sorted({p.order for _, pts in drawn for p in pts if p.order > 0})
     out = []
     for _, pts in drawn:
-        xs = [bisect_left(order, p.sequence) + 1 if p.sequence > 0 else -1 for p in pts]
+        xs = [bisect_left(order, p.order) + 1 if p.order > 0 else -1 for p in pts]
         for i in range(len(xs) - 1, -1, -1):
             if xs[i] < 0:  # the initial rating: just before the next point (0 with none)
                 xs[i] = xs[i + 1] - 1 if i + 1 < len(xs) else 0
@@ -147,7 +147,7 @@ def rating_plot(
             f'<circle class="end s{k % 6}" cx="{pct(xs[-1])}" cy="{y(last.mu):.1f}" r="3.5">'
             f"<title>{said}</title></circle>"
         )
-        initial = pts[0].sequence == 0
+        initial = pts[0].order == 0
         span = "" if len(pts) == initial else f", matches {xs[int(initial)]} to {xs[-1]}"
         legend.append(
             f'<li class="s{k % 6}" data-version="{escape(label)}">'

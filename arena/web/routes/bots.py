@@ -146,7 +146,7 @@ def _card_play(
                 m = sum(means) / n
                 spread = math.sqrt(sum((x - m) ** 2 for x in means) / (n - 1) / n)
             # the plot's band is ± 2 sigma: sigma = half the 95 % interval / 2
-            points.append(Point(seq, loss / hands, INTERVAL_Z * spread / 2))
+            points.append(Point(seq, loss / hands, INTERVAL_Z * spread / 2, seq))
         series.append((f"{name}@{label}", points))
     worst = []
     for m in recent:
