@@ -210,13 +210,19 @@ def in_a_sandbox() -> bool:
 
 
 def kill_supervisor() -> None:
-    if os.environ.get("ESCAPE_DAEMON") == "1" and os.fork() == 0:
-        # First a daemon of its own session, left behind once the supervisor is gone.
-        os.setsid()
-        if os.fork() == 0:
-            while True:
-                time.sleep(0.05)
-        os._exit(0)
+    if os.environ.get("ESCAPE_DAEMON") == "1":
+        # First a daemon of its own session, left behind once the supervisor is gone. A fresh
+        # interpreter, not a fork: a child forked from a process serving gRPC may die in
+        # grpcio's fork handlers before it runs a line, and the escape would not be tried.
+        import subprocess
+
+        subprocess.Popen(
+            [sys.executable, "-c", "import time\nwhile True: time.sleep(0.05)"],
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     os.setsid()
     parent = os.getppid()
     attempt(f"SIGKILL parent {parent}", lambda: (os.kill(parent, signal.SIGKILL), "killed")[1])
