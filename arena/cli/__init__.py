@@ -6,13 +6,7 @@ as one line on stderr with a non-zero exit, never as a traceback.
 
 from __future__ import annotations
 
-import os
 import sys
-
-# The gRPC C-core logs to stderr on its own (``E1201 … add_port.cc``, TLS handshake lines):
-# off the user's terminal, unless asked for. Set before grpc is first imported.
-os.environ.setdefault("GRPC_VERBOSITY", "NONE")
-os.environ.setdefault("GRPC_TRACE", "")
 
 import typer
 
