@@ -159,7 +159,7 @@ def test_double_nil_and_its_exchange_are_checked_before_the_referee(tables: Tabl
 
 @pytest.mark.slow
 def test_the_play_benchmark_runs_people_over_http() -> None:
-    from arena.humanplay.bench import describe, measure_play
+    from arena.bench.humanplay import describe, measure_play
 
     result = measure_play(clients=5, think_ms=5, bot_window_s=2)
     assert result["ends"] == {"hand_limit": 5}

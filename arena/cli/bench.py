@@ -439,7 +439,7 @@ def play(
     to the next request, and bot matches played beside them against bot matches alone."""
     import json
 
-    from arena.humanplay.bench import describe, measure_play
+    from arena.bench.humanplay import describe, measure_play
 
     result = measure_play(
         clients=clients, rules=rules, arrivals_per_s=arrivals, think_ms=think_ms,

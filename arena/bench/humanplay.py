@@ -1,6 +1,6 @@
 """How fast people's seats are served: many simulated people playing at once over HTTP.
 
-A web server runs in a child process (``python -m arena.humanplay.bench serve DB TABLES``) with
+A web server runs in a child process (``python -m arena.bench.humanplay serve DB TABLES``) with
 the `random` sample bot as the opponent; each simulated person (an asyncio task, no browser)
 opens a table as the lobby form does and answers every request after a think time (``think_ms``,
 uniform between 0 and twice it; 0: at once), as the page does (long poll, then a form POST with
@@ -190,7 +190,7 @@ def measure_play(
     with tempfile.TemporaryDirectory() as folder:
         db = str(Path(folder) / "play.db")
         proc = subprocess.Popen(
-            [sys.executable, "-m", "arena.humanplay.bench", "serve", db, str(clients)],
+            [sys.executable, "-m", "arena.bench.humanplay", "serve", db, str(clients)],
             stdout=subprocess.PIPE, text=True,
         )  # fmt: skip
         bots = None
@@ -201,7 +201,7 @@ def measure_play(
                 raise RuntimeError("the web server did not start")
             if bot_window_s > 0:
                 bots = subprocess.Popen(
-                    [sys.executable, "-m", "arena.humanplay.bench", "bots"],
+                    [sys.executable, "-m", "arena.bench.humanplay", "bots"],
                     stdout=subprocess.PIPE, text=True,
                 )  # fmt: skip
                 assert bots.stdout is not None
