@@ -136,7 +136,8 @@ def test_importing_arena_changes_no_environment() -> None:
     children."""
     probe = (
         "import json, os; before = dict(os.environ); import arena, arena.referee, "
-        "arena.runtime, arena.sdk, arena.cli, arena.web.app; print(json.dumps([before, dict(os.environ)]))"
+        "arena.runtime, arena.sdk, arena.cli, arena.web.app; "
+        "print(json.dumps([before, dict(os.environ)]))"
     )
     clean = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
     done = subprocess.run(
