@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.service.archive import (
+from arena.runtime.archive import (
     ArchiveError,
     ArchiveLimits,
     pack_directory,

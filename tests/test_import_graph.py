@@ -149,6 +149,55 @@ def test_importing_arena_changes_no_environment() -> None:
     assert after == before
 
 
+# -- the floors: engine <- referee <- tournament <- service/web/CLI, nothing back up --------------
+
+FLOORS: dict[str, int] = {
+    # 0: the pure parts: the engine (rules), and what knows nothing of a match being played
+    "arena": 0, "arena.errors": 0, "arena.rules": 0, "arena.stats": 0, "arena.ratings": 0,
+    "arena.bot_protocol": 0, "arena.sandbox": 0, "arena.analysis": 0, "arena.envs": 0,
+    # 1: playing one match (the referee), running a bot (runtime), being a bot (sdk)
+    "arena.referee": 1, "arena.runtime": 1, "arena.sdk": 1,
+    # 2: keeping what was played
+    "arena.store": 2, "arena.analysis_worker": 2,
+    # 3: many matches (tournaments), and what of them may be shown to whom
+    "arena.tournament": 3, "arena.visibility": 3,
+    # 4: what runs tournaments: the ladder, people's tables, a cluster
+    "arena.ladder": 4, "arena.humanplay": 4, "arena.distributed": 4,
+    # 5: the doors: the service, the web, the command line, the benchmarks
+    "arena.service": 5, "arena.web": 5, "arena.cli": 5, "arena.bench": 5, "arena.__main__": 5,
+}  # fmt: skip
+"""Each package's floor. A module imports only from its own floor or below; the service and the
+web, on one floor, are kept apart by the test after this one."""
+
+
+def _floor(module: str) -> int:
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        if (name := ".".join(parts[:n])) in FLOORS:
+            return FLOORS[name]
+    raise AssertionError(f"{module} has no floor: add its package to FLOORS")
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(
+        f"{a} (floor {_floor(a)}) imports {b} (floor {_floor(b)})"
+        for a, targets in graph.items()
+        for b in targets
+        if _floor(b) > _floor(a)
+    )
+
+
+def test_nothing_imports_from_a_floor_above() -> None:
+    assert _upward(_import_graph()) == []
+
+
+def test_the_floor_check_finds_one() -> None:
+    graph = {"arena.store.matches": {"arena.referee.record", "arena.tournament.runner"}}
+    assert _upward(graph) == [
+        "arena.store.matches (floor 2) imports arena.tournament.runner (floor 3)"
+    ]
+
+
 # -- the web's floor: what it may take from the service, and the store through its public API --
 
 WEB_FROM_SERVICE = {
@@ -158,9 +207,6 @@ WEB_FROM_SERVICE = {
     "page are started through the service's TournamentManager in the signed-in caller's name",
     "arena.service.tournaments": "the service's TournamentManager's owner mark on a comparison "
     "(who may cancel it)",
-    "arena.service.archive": "the service's upload limits: /submit stores an upload through the "
-    "service's BotSubmissions, under the same limits as SubmitBot",
-    "arena.service.zip_archive": "a zip upload turned into the archive the service takes",
 }
 """What of ``arena.service`` the web may import, and why; anything else (the visibility
 policy above all: that is ``arena.visibility``, below both) is read through its own module."""

@@ -27,7 +27,7 @@ from test_service import ArenaProcess, arena_cli, bearer, bot_copy, make_admin_t
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.arena.v1 import arena_pb2_grpc as pb_grpc
 from arena._gen.spades.v1 import bot_pb2
-from arena.service.archive import pack_directory
+from arena.runtime.archive import pack_directory
 
 HOSTILE = Path(__file__).parent / "bots" / "hostile"
 STREAMS_OF_EACH_KIND = 200

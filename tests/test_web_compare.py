@@ -21,7 +21,7 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.service.archive import pack_directory
+from arena.runtime.archive import pack_directory
 from arena.service.client import ArenaClient, RemoteError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from arena.runtime.start_check import check_starts
-from arena.service.archive import ArchiveLimits, pack_directory
+from arena.runtime.archive import ArchiveLimits, pack_directory
 from arena.service.permissions import Quotas
 from arena.service.submission import BotSubmissions
 from arena.store import Store

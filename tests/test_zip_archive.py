@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.service.archive import ArchiveError, ArchiveLimits, unpack_archive
-from arena.service.zip_archive import is_zip, zip_to_tar_gz
+from arena.runtime.archive import ArchiveError, ArchiveLimits, unpack_archive
+from arena.runtime.zip_archive import is_zip, zip_to_tar_gz
 
 
 def make_zip(entries: dict[str, bytes], modes: dict[str, int] | None = None) -> bytes:

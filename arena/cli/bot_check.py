@@ -26,7 +26,7 @@ from arena.cli.options import SandboxOption, WideOption, check_sandbox
 from arena.cli.rules_option import RulesOption, rules_from_options
 from arena.errors import ArenaError
 from arena.referee import ClockConfig
-from arena.service.archive import ArchiveError, ArchiveLimits, pack_directory, unpack_archive
+from arena.runtime.archive import ArchiveError, ArchiveLimits, pack_directory, unpack_archive
 
 _SHOWN = {
     "DecideDoubleNil": ("declared", "declined"),

@@ -21,7 +21,7 @@ from arena.errors import ArenaError
 from arena.referee import FaultPolicy, MatchResult
 from arena.referee.record import result_from_dict
 from arena.runtime.start_check import check_starts
-from arena.service.archive import ArchiveLimits, pack_directory
+from arena.runtime.archive import ArchiveLimits, pack_directory
 from arena.service.convert import bot_to_pb, bot_version_to_pb
 from arena.service.submission import BotSubmissions
 from arena.store import NotFoundError, Store, TournamentStatus

@@ -41,7 +41,7 @@ from arena.referee.play import new_match_id
 from arena.referee.replay import summary_text
 from arena.rules.ruleset import RuleSet
 from arena.runtime import connect_remote, load_manifest, start_bot
-from arena.service.archive import ArchiveLimits, pack_directory
+from arena.runtime.archive import ArchiveLimits, pack_directory
 from arena.service.submission import BotSubmissions
 from arena.store import NotFoundError, Store
 from arena.store.rated import describe_unrated

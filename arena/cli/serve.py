@@ -19,7 +19,7 @@ from arena.cli.options import (
 from arena.errors import ArenaError
 from arena.ladder import LadderSettings
 from arena.ladder.house import parse_house
-from arena.service.archive import ArchiveLimits
+from arena.runtime.archive import ArchiveLimits
 from arena.service.limits import ServiceLimits
 from arena.service.permissions import Quotas, TournamentLimits
 

@@ -9,7 +9,7 @@ import typer
 
 from arena.cli.options import AnalysisOption, DataDirOption, DbOption, SignupOption, check_signup
 from arena.runtime.start_check import check_starts
-from arena.service.archive import ArchiveLimits
+from arena.runtime.archive import ArchiveLimits
 from arena.service.permissions import Quotas
 from arena.service.submission import BotSubmissions, default_data_dir
 from arena.store import Store

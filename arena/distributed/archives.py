@@ -1,7 +1,7 @@
 """Bot versions on a cluster node: fetched by content hash, checked, unpacked once per node.
 
 The coordinator packs each bot directory it plays (the deterministic tar.gz of
-``arena.service.archive``) and puts the bytes in Ray's object store under the bot version's
+``arena.runtime.archive``) and puts the bytes in Ray's object store under the bot version's
 content hash. A node trusts nothing it receives: the archive is unpacked with the same checks as
 an upload, into a scratch directory, and its ``bot_content_hash`` must be the hash it was sent
 under before the directory is renamed into place. A directory already in place (another worker
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.runtime import bot_content_hash
-from arena.service.archive import ArchiveLimits, pack_directory, unpack_archive
+from arena.runtime.archive import ArchiveLimits, pack_directory, unpack_archive
 
 CACHE_ENV = "ARENA_RAY_BOT_DIR"
 """Where a node keeps unpacked bots (default: ``<tmp>/arena-ray-bots``), one folder per node."""

@@ -19,7 +19,7 @@ from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.arena.v1 import arena_pb2_grpc as pb_grpc
 from arena._gen.spades.v1 import bot_pb2
 from arena.errors import ArenaError
-from arena.service.archive import pack_directory
+from arena.runtime.archive import pack_directory
 
 SERVER_ENV = "ARENA_SERVER"
 TOKEN_ENV = "ARENA_TOKEN"

@@ -23,7 +23,7 @@ from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.arena.v1 import arena_pb2_grpc as pb_grpc
 from arena.errors import ArenaError
 from arena.rules.errors import InvalidRuleSetError
-from arena.service.archive import ArchiveError
+from arena.runtime.archive import ArchiveError
 from arena.service.auth import Caller, current_caller
 from arena.service.convert import (
     bot_to_pb,

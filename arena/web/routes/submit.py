@@ -15,8 +15,8 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from arena.errors import ArenaError
-from arena.service.archive import ArchiveLimits
-from arena.service.zip_archive import is_zip, zip_to_tar_gz
+from arena.runtime.archive import ArchiveLimits
+from arena.runtime.zip_archive import is_zip, zip_to_tar_gz
 from arena.store import StoreError
 from arena.tournament.entrants import sample_bot_dirs
 from arena.web.routes import Site

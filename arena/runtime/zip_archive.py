@@ -15,7 +15,7 @@ import stat
 import tarfile
 import zipfile
 
-from arena.service.archive import ArchiveError, ArchiveLimits
+from arena.runtime.archive import ArchiveError, ArchiveLimits
 
 ZIP_MAGIC = b"PK\x03\x04"
 EMPTY_ZIP = b"PK\x05\x06"
