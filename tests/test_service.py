@@ -28,8 +28,8 @@ from test_archive import BAD_ARCHIVES, TEST_LIMITS, make_tar
 
 from arena._gen.arena.v1 import arena_pb2 as pb
 from arena._gen.arena.v1 import arena_pb2_grpc as pb_grpc
-from arena.sandbox import probe
 from arena.runtime.archive import pack_directory
+from arena.sandbox import probe
 from arena.service.client import ArenaClient, RemoteError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from arena.runtime.start_check import check_starts
 from arena.runtime.archive import ArchiveLimits, pack_directory
+from arena.runtime.start_check import check_starts
 from arena.service.permissions import Quotas
 from arena.service.submission import BotSubmissions
 from arena.store import Store

@@ -20,8 +20,8 @@ from arena.cli.options import check_sandbox, data_dir_of, tournament_logs
 from arena.errors import ArenaError
 from arena.referee import FaultPolicy, MatchResult
 from arena.referee.record import result_from_dict
-from arena.runtime.start_check import check_starts
 from arena.runtime.archive import ArchiveLimits, pack_directory
+from arena.runtime.start_check import check_starts
 from arena.service.convert import bot_to_pb, bot_version_to_pb
 from arena.service.submission import BotSubmissions
 from arena.store import NotFoundError, Store, TournamentStatus

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from arena.cli.options import AnalysisOption, DataDirOption, DbOption, SignupOption, check_signup
-from arena.runtime.start_check import check_starts
 from arena.runtime.archive import ArchiveLimits
+from arena.runtime.start_check import check_starts
 from arena.service.permissions import Quotas
 from arena.service.submission import BotSubmissions, default_data_dir
 from arena.store import Store

@@ -31,8 +31,8 @@ from grpc_reflection.v1alpha import reflection
 from arena._gen.arena.v1 import arena_pb2, arena_pb2_grpc
 from arena.errors import ArenaError
 from arena.ladder import Ladder, LadderSettings
-from arena.runtime.start_check import check_starts
 from arena.runtime.archive import ArchiveLimits
+from arena.runtime.start_check import check_starts
 from arena.service.auth import Caller, TokenAuthInterceptor, caller_of
 from arena.service.limits import ServiceLimits, StreamLimitInterceptor, transport_options
 from arena.service.permissions import Quotas, TournamentLimits

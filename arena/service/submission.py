@@ -27,8 +27,8 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from arena.errors import ArenaError
-from arena.runtime.manifest import bot_content_hash, load_manifest
 from arena.runtime.archive import ArchiveError, ArchiveLimits, unpack_archive
+from arena.runtime.manifest import bot_content_hash, load_manifest
 from arena.service.permissions import PolicyError, QuotaError, Quotas
 from arena.store import BotVersionInfo, NotFoundError, NotOwnerError, Store
 from arena.store.errors import not_owner_message
