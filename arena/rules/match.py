@@ -80,6 +80,14 @@ bound is for the matches in play (a match sees some 250-650 states), and keeps t
 about 2 MB (at 65,536 it grew to some 15 MB)."""
 _SEAT_VIEWS_MAX = 8192
 
+_Pair = tuple[int, int]
+_HandEntry = tuple[
+    int, int, _Pair, tuple[bool, bool], _Pair, _Pair, _Pair, _Pair, _Pair,
+    tuple[int, ...], tuple[int, ...],
+]  # fmt: skip
+"""A finished hand as the match logs it (``hand_results`` makes a HandResult of it): number,
+first drawer, bids, Double Nil, tricks won, points, bag penalties, scores, bags, plays, winners."""
+
 
 def stock_order(seed: int, hand_number: int) -> list[int]:
     """The stock of hand ``hand_number`` of a match seeded ``seed``, top card first (R-2).
@@ -164,6 +172,40 @@ class Match:
         "_won",
         "_xorder",
     )
+    # The slots' types (annotations only: no class attribute, so the slots stay).
+    _aside: list[int]
+    _bags: list[int]
+    _bids: list[int | None]
+    _broken: bool
+    _discard: int
+    _dn: list[bool]
+    _dn_allowed: bool
+    _draw_choices: list[list[bool]]
+    _exchanged: list[int | None]
+    _first_drawer: int
+    _hand_log: list[_HandEntry]
+    _hand_number: int
+    _hands: list[int]
+    _lead: int
+    _legal: int
+    _outcome: Outcome | None
+    _own_discards: list[list[int]]
+    _phase: int
+    _plays: list[int]
+    _pos: int
+    _results: list[HandResult]
+    _rules: RuleSet
+    _scores: list[int]
+    _seats: tuple[SeatView, SeatView] | None
+    _seats_tricks: int
+    _seed: int
+    _stock: Sequence[int]
+    _stocks: tuple[list[int], ...]
+    _to_act: int
+    _views: list[TrickView]
+    _winners: list[int]
+    _won: list[int]
+    _xorder: list[int] | None
 
     def __init__(self, seed: int, rules: RuleSet = RuleSet()) -> None:  # noqa: B008
         if type(seed) is not int:
@@ -172,15 +214,15 @@ class Match:
             raise TypeError(f"rules must be a RuleSet, got {_kind(rules)}")
         self._seed = seed
         self._rules = rules
-        self._stocks: tuple[list[int], ...] = ()
+        self._stocks = ()
         self._dn_allowed = rules.double_nil_allowed
         self._hand_number = 1
         self._first_drawer = 0
         self._scores = [0, 0]
         self._bags = [0, 0]
-        self._hand_log: list[tuple] = []
-        self._results: list[HandResult] = []
-        self._outcome: Outcome | None = None
+        self._hand_log = []
+        self._results = []
+        self._outcome = None
         self._start_hand()
 
     @classmethod
@@ -381,7 +423,7 @@ class Match:
                 r -= _EXCHANGE_COUNTS[count]
                 count += 1
             return tuple(sorted(rng.sample(cards_of(self._hands[self._to_act]), count)))
-        raise self._problem(None)
+        raise self._refusal(None)
 
     def apply(self, action: Action) -> None:
         """Play ``action`` for the seat to act; raise a RulesError naming the rule if it is not
@@ -393,7 +435,7 @@ class Match:
                 or not 0 <= action < 52
                 or not (self._legal >> action) & 1
             ):
-                raise self._problem(action)
+                raise self._refusal(action)
             seat = self._to_act
             hands = self._hands
             hands[seat] ^= 1 << action
@@ -422,7 +464,7 @@ class Match:
             return
         if phase == _DRAW:
             if action.__class__ is not bool:
-                raise self._problem(action)
+                raise self._refusal(action)
             seat = self._to_act
             pos = self._pos
             stock = self._stock
@@ -445,7 +487,7 @@ class Match:
             return
         if phase == _DOUBLE_NIL:
             if action.__class__ is not bool:
-                raise self._problem(action)
+                raise self._refusal(action)
             if action:
                 seat = self._to_act
                 self._dn[seat] = True
@@ -455,7 +497,7 @@ class Match:
             return
         if phase == _BID:
             if action.__class__ is not int or not 0 <= action <= MAX_BID:
-                raise self._problem(action)
+                raise self._refusal(action)
             seat = self._to_act
             self._bids[seat] = action
             self._seats = None
@@ -468,6 +510,7 @@ class Match:
         problem = self._problem(action)
         if problem is not None:
             raise problem
+        assert not isinstance(action, int)  # what _problem leaves here: an exchange's cards
         self._exchange(action)
 
     def observation(self, seat: int) -> Observation:
@@ -571,13 +614,13 @@ class Match:
         plays = self._plays
         done = len(winners)
         if len(views) < done:
-            leader = views[-1].winner if views else self._first_drawer ^ 1
+            leader = winners[len(views) - 1] if views else self._first_drawer ^ 1
             for t in range(len(views), done):
                 winner = winners[t]
                 views.append(TrickView(leader, (plays[2 * t], plays[2 * t + 1]), winner))
                 leader = winner
         if len(plays) > 2 * done:
-            leader = views[-1].winner if views else self._first_drawer ^ 1
+            leader = winners[done - 1] if done else self._first_drawer ^ 1
             return (*views, TrickView(leader, tuple(plays[2 * done :]), None))
         return tuple(views)
 
@@ -625,7 +668,8 @@ class Match:
         return cards_of(self._aside[0]), cards_of(self._aside[1])
 
     def __repr__(self) -> str:
-        state = "over" if self._phase == _OVER else f"{self.decision.name} by {self._to_act}"
+        decision = self.decision
+        state = "over" if decision is None else f"{decision.name} by {self._to_act}"
         return (
             f"<Match seed={self._seed} hand={self._hand_number} {state} "
             f"scores={self.scores} bags={self.bags}>"
@@ -637,22 +681,22 @@ class Match:
         h = self._hand_number
         stocks = self._stocks
         self._stock = stocks[h - 1] if h <= len(stocks) else stock_order(self._seed, h)
-        self._xorder: list[int] | None = None
+        self._xorder = None
         self._pos = 0
         self._hands = [0, 0]
         self._discard = 0
-        self._own_discards: list[list[int]] = [[], []]
-        self._draw_choices: list[list[bool]] = [[], []]
+        self._own_discards = [[], []]
+        self._draw_choices = [[], []]
         self._aside = [0, 0]
         self._dn = [False, False]
-        self._exchanged: list[int | None] = [None, None]
-        self._bids: list[int | None] = [None, None]
+        self._exchanged = [None, None]
+        self._bids = [None, None]
         self._won = [0, 0]
-        self._seats: tuple[SeatView, SeatView] | None = None
+        self._seats = None
         self._seats_tricks = 0
-        self._plays: list[int] = []
-        self._winners: list[int] = []
-        self._views: list[TrickView] = []
+        self._plays = []
+        self._winners = []
+        self._views = []
         self._lead = -1
         self._broken = False
         self._legal = 0
@@ -727,10 +771,12 @@ class Match:
         rules = self._rules
         bids, dn, won = self._bids, self._dn, self._won
         scores, bags = self._scores, self._bags
+        b0, b1 = bids
+        assert b0 is not None and b1 is not None  # R-3.2: both bid before the play
         points = [0, 0]
         penalties = [0, 0]
-        for s in (0, 1):
-            pts, new_bags = hand_points(bids[s], dn[s], won[s], rules.nil_tricks_count_as_bags)
+        for s, bid in ((0, b0), (1, b1)):
+            pts, new_bags = hand_points(bid, dn[s], won[s], rules.nil_tricks_count_as_bags)
             penalty, bags[s] = bag_penalty(bags[s], new_bags)
             points[s] = pts
             penalties[s] = penalty
@@ -740,7 +786,7 @@ class Match:
             (
                 h,
                 self._first_drawer,
-                (bids[0], bids[1]),
+                (b0, b1),
                 (dn[0], dn[1]),
                 (won[0], won[1]),
                 (points[0], points[1]),
@@ -764,7 +810,7 @@ class Match:
 
     def _finish(self, termination: Termination, winner: int | None) -> None:
         self._phase = _OVER
-        self._to_act = None
+        self._to_act = -1  # no one: ``to_act`` says None once the match is over
         self._legal = 0
         self._outcome = Outcome(
             termination=termination,
@@ -774,6 +820,12 @@ class Match:
         )
 
     # --- validation, off the fast path ------------------------------------------------------
+
+    def _refusal(self, action: object) -> RulesError:
+        """The error of an action found illegal."""
+        problem = self._problem(action)
+        assert problem is not None, f"{action!r} was refused, yet _problem finds it legal"
+        return problem
 
     def _problem(self, action: object) -> RulesError | None:
         """The error ``action`` would raise now, or None if it is legal."""
