@@ -113,8 +113,10 @@ async def _latencies(address: str, rounds: int) -> tuple[list[float], list[float
 def test_idle_streams_never_freeze_health_or_reads(
     served: tuple[ArenaProcess, str, str],
 ) -> None:
-    """200 idle reflection streams and 200 idle watches (on main, 40 of either froze every
-    call: each held one of 32 threads); health and GetLeaderboard keep a p99 under 200 ms."""
+    """200 idle reflection streams and 200 idle watches (before the fix, 40 of either froze
+    every call: each held one of 32 threads, and a call waited out its 5 s deadline); health and
+    GetLeaderboard all answer, with a p99 under 2 s (a bound a frozen server cannot meet and a
+    loaded machine does: 0.5 s seen at load 14; their speed is a benchmark's matter)."""
     server, member, _ = served
     with grpc.insecure_channel(server.address) as channel:
         service = pb_grpc.ArenaServiceStub(channel)
@@ -139,8 +141,8 @@ def test_idle_streams_never_freeze_health_or_reads(
                 await channel.close()  # type: ignore[attr-defined]
 
     checks, boards = asyncio.run(attack())
-    assert _p99(checks) < 0.2, f"health p99 {_p99(checks) * 1000:.0f} ms"
-    assert _p99(boards) < 0.2, f"GetLeaderboard p99 {_p99(boards) * 1000:.0f} ms"
+    assert _p99(checks) < 2.0, f"health p99 {_p99(checks) * 1000:.0f} ms"
+    assert _p99(boards) < 2.0, f"GetLeaderboard p99 {_p99(boards) * 1000:.0f} ms"
     _cancel(server, member, tournament_id)
 
 
