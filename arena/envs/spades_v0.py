@@ -104,6 +104,9 @@ class raw_env(AECEnv):
         self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self._rules_cache = encoding.RulesCache()
         self._observer: Any = encoding.observer(self.rules)
+        """The C observer (``encoding.observer``): the step's two reads of the engine's state,
+        the observation with its mask and a play, draw, bid or Double Nil action's engine
+        action; None where it was not built (then the Python path)."""
         self._rewarded = False
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -132,11 +135,9 @@ class raw_env(AECEnv):
         m = self.match
         assert m is not None, "reset() first"
         seat = self._seat_of[agent]
-        if self._observer is not None:  # the array and the mask in one call, in C
-            v = np.empty(encoding.SIZE, np.float32)
-            mask = np.empty(ids.NUM_ACTIONS, np.int8)
-            self._observer.observe(m, seat, self._picked, v, mask)
-            return {"observation": v, "action_mask": mask}
+        observer = self._observer
+        if observer is not None:  # the array and the mask in one call, in C
+            return observer.observe_new(m, seat, self._picked)  # type: ignore[no-any-return]
         to_act = m.to_act
         if to_act == seat:
             picked = self._picked
@@ -157,7 +158,12 @@ class raw_env(AECEnv):
         m = self.match
         assert m is not None, "reset() first"
         # An illegal action raises here, before anything changes (env() relies on it).
-        engine_action = ids.quick_engine_action(m, action)
+        observer = self._observer
+        engine_action = (
+            ids.quick_engine_action(m, action)
+            if observer is None
+            else observer.engine_action(m, action)
+        )
         if engine_action is not None:  # a legal play, draw, bid or Double Nil answer
             picked: tuple[int, ...] = ()
         else:  # an exchange, or an action to look at closely
