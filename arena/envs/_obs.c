@@ -545,6 +545,16 @@ Observer_observe(Observer *self, PyObject *const *args, Py_ssize_t nargs)
  * to ``encode_match_py``'s and decode them back to ``Match.observation``), without the Python
  * calls that built them, which cost several times the writing of the array. */
 
+static int
+has_slots(Observer *self)
+{
+    if (self->slots[0] == NULL) {
+        PyErr_SetString(PyExc_TypeError, "this Observer was made without the match's slots");
+        return 0;
+    }
+    return 1;
+}
+
 /* A slot's value, a new reference; NULL with an exception set. */
 static inline PyObject *
 slot(Observer *self, PyObject *match, int i)
@@ -786,10 +796,8 @@ Observer_observe_new(Observer *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "observe_new(match, seat, picked)");
         return NULL;
     }
-    if (self->slots[0] == NULL) {
-        PyErr_SetString(PyExc_TypeError, "this Observer was made without the match's slots");
+    if (!has_slots(self))
         return NULL;
-    }
     long seat = PyLong_AsLong(args[1]);
     if (seat == -1 && PyErr_Occurred())
         return NULL;
@@ -820,21 +828,12 @@ Observer_observe_new(Observer *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
-/* engine_action(match, action): the engine action of a legal play, draw, bid or Double Nil
- * action id (an int; True/False for a draw or a Double Nil answer), or None for anything else
- * (an exchange's card, an illegal id, not an int): actions.quick_engine_action. */
+/* The engine action of a legal play, draw, bid or Double Nil action id (a new reference: an
+ * int; True/False for a draw or a Double Nil answer), or None for anything else (an exchange's
+ * card, an illegal id, not an int): actions.quick_engine_action. NULL with an exception. */
 static PyObject *
-Observer_engine_action(Observer *self, PyObject *const *args, Py_ssize_t nargs)
+engine_action_of(Observer *self, PyObject *match, PyObject *action)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "engine_action(match, action)");
-        return NULL;
-    }
-    if (self->slots[0] == NULL) {
-        PyErr_SetString(PyExc_TypeError, "this Observer was made without the match's slots");
-        return NULL;
-    }
-    PyObject *action = args[1];
     if (!PyLong_CheckExact(action))
         Py_RETURN_NONE; /* the Python path takes anything else, numpy ints included */
     int overflow;
@@ -844,14 +843,14 @@ Observer_engine_action(Observer *self, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     }
     long phase;
-    if (slot_long(self, args[0], M_PHASE, &phase) < 0)
+    if (slot_long(self, match, M_PHASE, &phase) < 0)
         return NULL;
     switch (phase) {
     case D_PLAY: {
         if (a < 0 || a >= 52)
             Py_RETURN_NONE;
         unsigned long long legal;
-        PyObject *legal_obj = slot(self, args[0], M_LEGAL);
+        PyObject *legal_obj = slot(self, match, M_LEGAL);
         if (legal_obj == NULL)
             return NULL;
         int rc = mask_of(legal_obj, &legal);
@@ -883,6 +882,53 @@ Observer_engine_action(Observer *self, PyObject *const *args, Py_ssize_t nargs)
     default:
         Py_RETURN_NONE;
     }
+}
+
+/* engine_action(match, action) */
+static PyObject *
+Observer_engine_action(Observer *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "engine_action(match, action)");
+        return NULL;
+    }
+    if (!has_slots(self))
+        return NULL;
+    return engine_action_of(self, args[0], args[1]);
+}
+
+static PyObject *s_apply;
+
+/* apply(match, action): a legal play, draw, bid or Double Nil action id applied to the match
+ * (match.apply of its engine action), and the seat to act next, None once the match is over;
+ * NotImplemented, the match unchanged, for any other action (engine_action's None). */
+static PyObject *
+Observer_apply(Observer *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "apply(match, action)");
+        return NULL;
+    }
+    if (!has_slots(self))
+        return NULL;
+    PyObject *engine = engine_action_of(self, args[0], args[1]);
+    if (engine == NULL)
+        return NULL;
+    if (engine == Py_None) {
+        Py_DECREF(engine);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    PyObject *done = PyObject_CallMethodOneArg(args[0], s_apply, engine);
+    Py_DECREF(engine);
+    if (done == NULL)
+        return NULL;
+    Py_DECREF(done);
+    long phase;
+    if (slot_long(self, args[0], M_PHASE, &phase) < 0)
+        return NULL;
+    if (phase == P_OVER)
+        Py_RETURN_NONE;
+    return slot(self, args[0], M_TO_ACT);
 }
 
 static int
@@ -925,6 +971,10 @@ static PyMethodDef Observer_methods[] = {
     {"engine_action", (PyCFunction)(void (*)(void))Observer_engine_action, METH_FASTCALL,
      "engine_action(match, action): the engine action of a legal play, draw, bid or Double "
      "Nil action id, else None (actions.quick_engine_action)."},
+    {"apply", (PyCFunction)(void (*)(void))Observer_apply, METH_FASTCALL,
+     "apply(match, action): a legal play, draw, bid or Double Nil action id applied to the "
+     "match, and the seat to act next (None once the match is over); NotImplemented, the "
+     "match unchanged, for any other action."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -975,6 +1025,7 @@ PyInit__obs(void)
     INTERN(s_to_act, "to_act");
     INTERN(s_decision, "decision");
     INTERN(s_observation_key, "observation");
+    INTERN(s_apply, "apply");
     INTERN(s_action_mask_key, "action_mask");
 #undef INTERN
     if ((empty_tuple = PyTuple_New(0)) == NULL)

@@ -27,6 +27,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
@@ -108,6 +112,9 @@ class raw_env(AECEnv):
         the observation with its mask and a play, draw, bid or Double Nil action's engine
         action; None where it was not built (then the Python path)."""
         self._rewarded = False
+        self._own_observe = type(self).observe is raw_env.observe
+        self._plain = not self._points and render_mode != "human"
+        """Whether a step's only effects are the move and, at the end, win/loss rewards."""
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -130,6 +137,26 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.agents[self.match.to_act or 0]
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``, the observation read in C without the ``observe`` call where the
+        class does not change ``observe`` (the same dict)."""
+        agent = self.agent_selection
+        assert agent is not None
+        observer = self._observer
+        if not observe:
+            observation = None
+        elif observer is not None and self._own_observe:
+            observation = observer.observe_new(self.match, self._seat_of[agent], self._picked)
+        else:
+            observation = self.observe(agent)
+        return (
+            observation,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         m = self.match
@@ -157,8 +184,20 @@ class raw_env(AECEnv):
             return
         m = self.match
         assert m is not None, "reset() first"
-        # An illegal action raises here, before anything changes (env() relies on it).
         observer = self._observer
+        if observer is not None and self._plain and not self._rewarded:
+            # a legal play, draw, bid or Double Nil answer checked and applied in one C call
+            to_act = observer.apply(m, action)
+            if to_act is not NotImplemented:
+                self._cumulative_rewards[agent] = 0.0
+                self._picked = ()
+                if to_act is not None:
+                    self.agent_selection = self.possible_agents[to_act]
+                else:
+                    self._match_over(m)
+                    self._accumulate_rewards()
+                return
+        # An illegal action raises here, before anything changes (env() relies on it).
         engine_action = (
             ids.quick_engine_action(m, action)
             if observer is None
@@ -186,17 +225,21 @@ class raw_env(AECEnv):
             else:
                 if self._points:
                     self._hand_rewards(before)
-                outcome = m.outcome
-                assert outcome is not None
-                for s, a in enumerate(self.possible_agents):
-                    self.terminations[a] = True
-                    if self.reward_kind == "win_loss" and outcome.winner is not None:
-                        self.rewards[a] = 1.0 if outcome.winner == s else -1.0
-                        self._rewarded = True
+                self._match_over(m)
         if self._rewarded:
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _match_over(self, m: Match) -> None:
+        """Both seats terminated; ``"win_loss"``: +1/-1 (R-6)."""
+        outcome = m.outcome
+        assert outcome is not None
+        for s, a in enumerate(self.possible_agents):
+            self.terminations[a] = True
+            if self.reward_kind == "win_loss" and outcome.winner is not None:
+                self.rewards[a] = 1.0 if outcome.winner == s else -1.0
+                self._rewarded = True
 
     def _exchange_step(self, action: Any) -> tuple[Any, tuple[int, ...]]:
         """The engine action of an action id (None while an exchange is being chosen) and the
@@ -297,6 +340,11 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise self._unreset("agent_selection")
         return self.env.last(observe)
 
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
     def step(self, action: Any) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
@@ -306,6 +354,27 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         else:
             self._has_updated = True
             self.env.step(action)
+
+
+class _OrderEnforcingIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _OrderEnforcingIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)  # type: ignore[arg-type]
+
+
+class _OrderEnforcingIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator``'s agents and check in one call: the environment's
+    ``agents`` and ``agent_selection`` read from it rather than through the wrapper's
+    properties (the wrapper has been reset: ``agent_iter`` checked it)."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"  # type: ignore[attr-defined]
+        wrapper._has_updated = False  # type: ignore[attr-defined]
+        return env.agent_selection  # type: ignore[no-any-return]
 
 
 _PLAY, _DRAW, _BID, _DOUBLE_NIL = Decision.PLAY, Decision.DRAW, Decision.BID, Decision.DOUBLE_NIL
