@@ -65,6 +65,9 @@ def pettingzoo_wrapped(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv):
     """The bare environment: an illegal action raises ``IllegalEnvActionError``."""
 
+    _guarded = False
+    """env()'s guards in the step (``_GuardedEnv``)."""
+
     metadata = {
         "name": "spades_v0",
         "render_modes": ["human", "ansi"],
@@ -179,24 +182,50 @@ class raw_env(AECEnv):
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        m = self.match
-        assert m is not None, "reset() first"
         observer = self._observer
-        if observer is not None and self._plain and not self._rewarded:
+        if (
+            observer is not None
+            and self._plain
+            and not self._rewarded
+            and not (self.terminations[agent] or self.truncations[agent])
+        ):
             # a legal play, draw, bid or Double Nil answer checked and applied in one C call
-            to_act = observer.apply(m, action)
+            to_act = observer.apply(self.match, action)
             if to_act is not NotImplemented:
                 self._cumulative_rewards[agent] = 0.0
                 self._picked = ()
                 if to_act is not None:
                     self.agent_selection = self.possible_agents[to_act]
                 else:
-                    self._match_over(m)
+                    self._match_over(self.match)
                     self._accumulate_rewards()
                 return
+        if not self._guarded:
+            self._step(agent, action)
+            return
+        # env(): AssertOutOfBoundsWrapper's check, TerminateIllegalWrapper(-1)'s ending
+        dead = self.terminations[agent] or self.truncations[agent]
+        if not (action is None and dead) and not (
+            (action.__class__ is int and 0 <= action < ids.NUM_ACTIONS)  # type: ignore[operator]
+            or self.action_spaces[agent].contains(action)
+        ):
+            raise AssertionError(
+                f"action {action!r} is not in action space (0-{ids.NUM_ACTIONS - 1})"
+            )
+        try:
+            self._step(agent, action)
+        except ids.IllegalEnvActionError:  # raised before the step changed anything
+            self._terminate_illegal(agent)
+
+    def _step(self, agent: str, action: int | None) -> None:
+        """The step of any action: dead steps, exchanges, illegal actions, "points" rewards,
+        rendering."""
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        m = self.match
+        assert m is not None, "reset() first"
+        observer = self._observer
         # An illegal action raises here, before anything changes (env() relies on it).
         engine_action = (
             ids.quick_engine_action(m, action)
@@ -280,25 +309,10 @@ ILLEGAL_REWARD = -1.0
 
 class _GuardedEnv(raw_env):
     """``raw_env`` with what ``AssertOutOfBoundsWrapper`` and ``TerminateIllegalWrapper``
-    (``illegal_reward=-1``) add, in its own step."""
+    (``illegal_reward=-1``) add, in its own step: an action out of the space raises
+    AssertionError, an illegal one ends the episode (``raw_env.step``)."""
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        dead = self.terminations[agent] or self.truncations[agent]
-        if not (action is None and dead) and not (
-            (action.__class__ is int and 0 <= action < ids.NUM_ACTIONS)  # type: ignore[operator]
-            or self.action_spaces[agent].contains(action)
-        ):
-            raise AssertionError(
-                f"action {action!r} is not in action space (0-{ids.NUM_ACTIONS - 1})"
-            )
-        if dead:
-            self._was_dead_step(action)
-            return
-        try:
-            super().step(action)
-        except ids.IllegalEnvActionError:  # raised before the step changed anything
-            self._terminate_illegal(agent)
+    _guarded = True
 
     def _terminate_illegal(self, agent: str) -> None:
         """As ``TerminateIllegalWrapper``: both seats terminated and truncated, -1 for the seat
