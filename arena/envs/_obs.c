@@ -897,6 +897,89 @@ Observer_engine_action(Observer *self, PyObject *const *args, Py_ssize_t nargs)
     return engine_action_of(self, args[0], args[1]);
 }
 
+/* legal_ids(match, picked): actions.legal_ids, the legal action ids of the seat to act in
+ * ascending order ([] once the match is over). */
+static PyObject *
+Observer_legal_ids(Observer *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "legal_ids(match, picked)");
+        return NULL;
+    }
+    if (!has_slots(self))
+        return NULL;
+    PyObject *match = args[0], *picked = args[1];
+    if (!PyTuple_Check(picked)) {
+        PyErr_SetString(PyExc_TypeError, "picked must be a tuple of cards");
+        return NULL;
+    }
+    long phase;
+    if (slot_long(self, match, M_PHASE, &phase) < 0)
+        return NULL;
+    signed char m[N_ACTIONS];
+    memset(m, 0, N_ACTIONS);
+    switch (phase) {
+    case D_PLAY:
+    case D_EXCHANGE: {
+        unsigned long long cards;
+        PyObject *owner = NULL, *obj;
+        if (phase == D_PLAY) {
+            obj = owner = slot(self, match, M_LEGAL);
+        } else {
+            long to_act;
+            if (slot_long(self, match, M_TO_ACT, &to_act) < 0
+                || slot_pair(self, match, M_HANDS, &owner) < 0)
+                return NULL;
+            obj = PyList_GET_ITEM(owner, to_act & 1);
+        }
+        if (owner == NULL)
+            return NULL;
+        int rc = mask_of(obj, &cards);
+        Py_DECREF(owner);
+        if (rc < 0)
+            return NULL;
+        if (phase == D_EXCHANGE) { /* above the last card picked, or the end */
+            Py_ssize_t n = PyTuple_GET_SIZE(picked);
+            if (n) {
+                int low = card_of(PyTuple_GET_ITEM(picked, n - 1));
+                if (low < 0)
+                    return NULL;
+                cards &= ~((2ULL << low) - 1);
+            }
+            m[EXCHANGE_DONE] = 1;
+        }
+        put_bits_mask(m, cards);
+        break;
+    }
+    case D_DRAW:
+        m[REJECT] = m[KEEP] = 1;
+        break;
+    case D_BID:
+        memset(m + BID_BASE, 1, MAX_BID + 1);
+        break;
+    case D_DOUBLE_NIL:
+        m[NO_DOUBLE_NIL] = m[DOUBLE_NIL] = 1;
+        break;
+    }
+    int n = 0;
+    for (int a = 0; a < N_ACTIONS; a++)
+        n += m[a];
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (int a = 0, i = 0; a < N_ACTIONS; a++) {
+        if (!m[a])
+            continue;
+        PyObject *id = PyLong_FromLong(a);
+        if (id == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i++, id);
+    }
+    return out;
+}
+
 static PyObject *s_apply;
 
 /* apply(match, action): a legal play, draw, bid or Double Nil action id applied to the match
@@ -971,6 +1054,9 @@ static PyMethodDef Observer_methods[] = {
     {"engine_action", (PyCFunction)(void (*)(void))Observer_engine_action, METH_FASTCALL,
      "engine_action(match, action): the engine action of a legal play, draw, bid or Double "
      "Nil action id, else None (actions.quick_engine_action)."},
+    {"legal_ids", (PyCFunction)(void (*)(void))Observer_legal_ids, METH_FASTCALL,
+     "legal_ids(match, picked): the legal action ids of the seat to act, ascending, picked "
+     "the cards of its exchange under way (actions.legal_ids)."},
     {"apply", (PyCFunction)(void (*)(void))Observer_apply, METH_FASTCALL,
      "apply(match, action): a legal play, draw, bid or Double Nil action id applied to the "
      "match, and the seat to act next (None once the match is over); NotImplemented, the "

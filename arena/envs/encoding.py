@@ -292,7 +292,7 @@ def observer(rules: RuleSet) -> object | None:
     slots = _match_slots()
     if slots is None:
         return None
-    return _obs.Observer(
+    made = _SharedObserver(
         DECISIONS,
         _rules_floats(rules),
         rules.max_hands,
@@ -300,6 +300,27 @@ def observer(rules: RuleSet) -> object | None:
         slots,
         rules.draw_decision_public,
     )
+    made.rules = rules
+    return made
+
+
+if _obs is not None:
+
+    class _SharedObserver(_obs.Observer):
+        """An observer holds nothing of a match: copies of a state that keeps one (OpenSpiel's
+        clone deep-copies a state's attributes, its serialization pickles them) share it, and
+        it pickles as its rule set's."""
+
+        rules: RuleSet
+
+        def __copy__(self) -> _SharedObserver:
+            return self
+
+        def __deepcopy__(self, memo: dict[int, object]) -> _SharedObserver:
+            return self
+
+        def __reduce__(self) -> tuple[object, tuple[RuleSet]]:
+            return observer, (self.rules,)
 
 
 def encode_match(
