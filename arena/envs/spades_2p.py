@@ -55,6 +55,7 @@ _BEFORE_THE_DRAW: dict[tuple[Any, ...], Observation] = {}
 nodes (frozen values, so shared)."""
 
 
+_DECK = tuple(range(52))
 _OUTCOMES = [[(c, 1.0 / n) if n else (c, 0.0) for c in range(52)] for n in range(53)]
 """``_OUTCOMES[n][c]``: card ``c``'s chance outcome among ``n`` equally likely (made once)."""
 
@@ -142,6 +143,8 @@ class SpadesState(pyspiel.State):
         self._scores = (0, 0)
         self._bags = (0, 0)
         self._stock: list[int] = []
+        self._left = list(_DECK)
+        """The cards not yet dealt to the stock, ascending: the shuffle's chance outcomes."""
         self._match: Match | None = None
         self._log: list[Action] = []
         """The engine actions of this hand, replayed when an exchange's draws are known."""
@@ -157,6 +160,7 @@ class SpadesState(pyspiel.State):
         new = SpadesState(self.get_game())
         new.__dict__.update(self.__dict__)
         new._stock = self._stock[:]
+        new._left = self._left[:]
         new._log = self._log[:]
         new._drawn = self._drawn[:]
         new._match = None if self._match is None else self._match.copy()
@@ -206,18 +210,17 @@ class SpadesState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self._match is None:
-            dealt = set(self._stock)
-            left = [c for c in range(52) if c not in dealt]
+            left = self._left
         else:
             taken = set(self._drawn)
             left = [c for c in self._match.discard_pile if c not in taken]
-        pairs = _OUTCOMES[len(left)]
-        return [pairs[c] for c in left]
+        return list(map(_OUTCOMES[len(left)].__getitem__, left))
 
     # --- moves ------------------------------------------------------------------------------
 
     def _apply_action(self, action: int) -> None:
         if self._match is None:
+            self._left.remove(action)  # ValueError for a card dealt already
             self._stock.append(action)
             if len(self._stock) == 52:
                 self._match = self._new_hand()
@@ -263,6 +266,7 @@ class SpadesState(pyspiel.State):
             self._scores, self._bags = m.scores, m.bags
             self._match = None
             self._stock, self._log, self._drawn = [], [], []
+            self._left = list(_DECK)
 
     def _new_hand(self) -> Match:
         return Match.from_hand(
@@ -396,6 +400,7 @@ def state_from_observation(
             m.apply(action)
     state._match = m
     state._stock = position.stock
+    state._left = []
     state._drawn = position.exchange_draws
     state._log = position.actions
     state._picked = picked
