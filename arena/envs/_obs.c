@@ -1,11 +1,20 @@
 /* The environments' observation array in C: the same floats as ``arena.envs.encoding``'s
- * ``encode_match_py``, written into the caller's float32 array in one call.
+ * ``encode_match_py``, and the environments' step around it.
  *
  * The Python encoder is the reference (and what runs where this module could not be built);
  * tests check that both give the same array on every decision of whole matches of every rule
  * set. This one exists for the environments' step: an observation is some 60 writes into a
  * 480-float array, each a Python-level numpy store of a fraction of a microsecond, against the
  * engine's step of about as much in all.
+ *
+ * Two ways in. ``fill`` and ``Observer.observe`` write into the caller's arrays from
+ * ``Match.information_set``. ``Observer.observe_new`` (PettingZoo's ``last()``), ``legal_ids``
+ * (OpenSpiel's legal actions), ``engine_action`` and ``apply`` (a step) read the engine's state
+ * as ``Match`` keeps it, through the descriptors of its slots (``encoding.MATCH_SLOTS``; the
+ * Python side checks that they are there and that the phases are the decisions in order), and
+ * make their arrays through NumPy's C API: the Python calls around the writing (the
+ * information set's tuple, the decision properties, two ``np.empty``) had come to cost several
+ * times the writing itself.
  *
  * The layout's offsets are those of ``arena.envs.encoding`` (``LAYOUT`` below; the Python
  * module refuses this one if they differ). The rule set's five floats are encoded by the

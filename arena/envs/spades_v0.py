@@ -27,12 +27,12 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import (
     AECOrderEnforcingIterable,
     AECOrderEnforcingIterator,
 )
-from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
 
 from arena.envs import actions as ids
 from arena.envs import encoding
@@ -46,11 +46,13 @@ def env(**kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's usual guards: an illegal action ends the episode with
     reward -1 for the seat that made it, out-of-range actions and calls out of order raise.
 
-    The same behaviour as ``raw_env`` in PettingZoo's ``TerminateIllegalWrapper(illegal_reward=
-    -1)``, ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` (a test plays both side
-    by side), with the first two built into the environment's step and the third's attribute
-    forwarding kept off the loop's path: stacked, the three cost several times the environment
-    itself per step (docs/benchmarks.md)."""
+    What it wraps: ``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` (``_OrderEnforcing``,
+    a subclass that reaches the environment after the same checks rather than through
+    ``__getattr__``), with ``AssertOutOfBoundsWrapper``'s check and ``TerminateIllegalWrapper(
+    illegal_reward=-1)``'s ending built into the environment's step, off the path of a legal
+    action (``_GuardedEnv``). It behaves as ``raw_env`` in PettingZoo's three stacked
+    (``pettingzoo_wrapped``; a test plays both side by side); stacked, their attribute
+    forwarding costs several times the environment itself per step (docs/benchmarks.md)."""
     return _OrderEnforcing(_GuardedEnv(**kwargs))
 
 
