@@ -12,6 +12,13 @@ gives the same arrays.
 
 from setuptools import Extension, setup
 
+try:  # the observation encoder makes its arrays through NumPy's C API
+    import numpy
+
+    _NUMPY_INCLUDE = [numpy.get_include()]
+except ImportError:  # no NumPy to build against: the Python encoder serves
+    _NUMPY_INCLUDE = None
+
 setup(
     ext_modules=[
         Extension(
@@ -26,11 +33,18 @@ setup(
             extra_compile_args=["-O2"],
             optional=True,
         ),
-        Extension(
-            "arena.envs._obs",
-            sources=["arena/envs/_obs.c"],
-            extra_compile_args=["-O2"],
-            optional=True,
-        ),
     ]
+    + (
+        []
+        if _NUMPY_INCLUDE is None
+        else [
+            Extension(
+                "arena.envs._obs",
+                sources=["arena/envs/_obs.c"],
+                include_dirs=_NUMPY_INCLUDE,
+                extra_compile_args=["-O2"],
+                optional=True,
+            )
+        ]
+    )
 )

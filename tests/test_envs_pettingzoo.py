@@ -394,3 +394,87 @@ def test_env_enforces_the_order_of_calls_as_pettingzoo_does() -> None:
         next(it)
         with pytest.raises(AssertionError, match="need to call step\\(\\) or reset\\(\\)"):
             next(it)
+
+
+def test_the_c_observer_refuses_what_is_no_match_or_seat() -> None:
+    """``observe_new``, ``engine_action``, ``apply`` and ``legal_ids`` read a Match's slots:
+    anything else, a seat other than 0/1 or picks that are no tuple are refused in one line."""
+    _c_encoder()
+    env = spades_v0.raw_env()
+    env.reset(seed=1)
+    observer, m = env._observer, env.match
+    with pytest.raises(ValueError, match=r"^seat must be 0 or 1, got 2$"):
+        observer.observe_new(m, 2, ())
+    with pytest.raises(TypeError, match=r"^picked must be a tuple of cards$"):
+        observer.observe_new(m, 0, [1])
+    with pytest.raises(TypeError, match=r"^picked must be a tuple of cards$"):
+        observer.legal_ids(m, [1])
+    for call in (
+        lambda: observer.observe_new("match", 0, ()),
+        lambda: observer.engine_action(object(), 5),
+        lambda: observer.apply(None, 5),
+        lambda: observer.legal_ids(1, ()),
+    ):
+        with pytest.raises(TypeError, match="doesn't apply to a"):
+            call()
+    from arena.envs import _obs
+
+    with pytest.raises(ValueError, match=r"the 20 Match slot descriptors"):
+        _obs.Observer(encoding.DECISIONS, encoding.RulesCache().get(m.rules), 200, 500, ())
+    bare = _obs.Observer(encoding.DECISIONS, encoding.RulesCache().get(m.rules), 200, 500)
+    with pytest.raises(TypeError, match=r"^this Observer was made without the match's slots$"):
+        bare.observe_new(m, 0, ())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_c_legal_ids_and_step_are_the_python_ones(seed: int) -> None:
+    """``Observer.legal_ids`` is ``actions.legal_ids`` (exchanges under way included), and
+    ``engine_action`` is ``actions.quick_engine_action`` for ints, on every decision of whole
+    matches with Double Nil exchanges; ``apply`` plays the same action and names the next
+    seat."""
+    _c_encoder()
+    rules = RuleSet(max_hands=2, draw_decision_public=seed == 1)
+    observer = encoding.observer(rules)
+    m, twin, rng = Match(seed, rules), Match(seed, rules), random.Random(seed)
+    exchanges = 0
+    while not m.is_over:
+        seat = m.to_act
+        picked: tuple[int, ...] = ()
+        if m.decision is Decision.EXCHANGE:
+            exchanges += 1
+            picked = tuple(sorted(rng.sample(m.hand(seat), rng.randrange(3))))
+        legal = ids.legal_ids(m, picked)
+        assert observer.legal_ids(m, picked) == legal
+        for a in (*range(ids.NUM_ACTIONS), -1, 2**70):
+            assert observer.engine_action(m, a) == ids.quick_engine_action(m, a)
+        for other in ("5", 5.0, np.int64(5)):  # left to the Python path, which converts them
+            assert observer.engine_action(m, other) is None
+        if m.decision is Decision.EXCHANGE:
+            assert observer.apply(m, legal[0]) is NotImplemented
+            action = m.random_action(rng)
+            m.apply(action)
+            twin.apply(action)
+            continue
+        a = ids.DOUBLE_NIL if ids.DOUBLE_NIL in legal else rng.choice(legal)
+        twin.apply(ids.quick_engine_action(twin, a))
+        assert observer.apply(m, a) == twin.to_act
+        assert m.observation(0) == twin.observation(0)
+    assert observer.legal_ids(m, ()) == [] and exchanges > 0
+
+
+def test_a_shared_observer_is_copied_as_itself_and_pickled_by_its_rule_set() -> None:
+    """OpenSpiel's clone deep-copies a state's attributes and its serialization pickles them:
+    the observer a state keeps holds nothing of a match."""
+    import copy
+    import pickle
+
+    _c_encoder()
+    rules = RuleSet(max_hands=3, target_score=250)
+    observer = encoding.observer(rules)
+    assert copy.deepcopy(observer) is observer and copy.copy(observer) is observer
+    again = pickle.loads(pickle.dumps(observer))
+    assert again.rules == rules
+    m = Match(4, rules)
+    assert np.array_equal(
+        again.observe_new(m, 1, ())["observation"], observer.observe_new(m, 1, ())["observation"]
+    )

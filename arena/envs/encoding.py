@@ -255,13 +255,72 @@ def encode_match_c(
     return v
 
 
+MATCH_SLOTS = (
+    "_phase", "_to_act", "_hand_number", "_first_drawer", "_hands", "_stock", "_pos",
+    "_own_discards", "_plays", "_winners", "_broken", "_aside", "_legal", "_scores", "_bags",
+    "_bids", "_dn", "_won", "_exchanged", "_draw_choices",
+)  # fmt: skip
+"""The engine's state as ``Match`` keeps it, which the C observer reads through the slots'
+descriptors (``arena/envs/_obs.c``, ``observe_new``): the facts of ``Match.information_set``,
+the decision and the legal mask, without the Python calls that build them. Its phases 0-4 are
+``DECISIONS``' indices and 5 the match's end (``_match_layout_matches``)."""
+
+
+def _match_slots() -> tuple[object, ...] | None:
+    """``MATCH_SLOTS``' descriptors, or None if the engine keeps its state otherwise (then the
+    observer reads ``information_set``)."""
+    from types import MemberDescriptorType
+
+    from arena.rules import match as engine
+
+    if tuple(engine._DECISION_OF) != (*DECISIONS, None):
+        return None
+    slots = tuple(Match.__dict__.get(name) for name in MATCH_SLOTS)
+    if not all(isinstance(d, MemberDescriptorType) for d in slots):
+        return None
+    return slots
+
+
 def observer(rules: RuleSet) -> object | None:
-    """The C observer of matches of ``rules`` (``arena/envs/_obs.c``: ``observe(match, seat,
-    picked, out, mask)`` writes ``encode_match``'s array and the action mask in one call), or
-    None where the extension was not built."""
+    """The C observer of matches of ``rules`` (``arena/envs/_obs.c``): ``observe_new(match,
+    seat, picked)`` gives ``{"observation": encode_match's array, "action_mask": the mask}``
+    read from the match's slots (``MATCH_SLOTS``), ``engine_action(match, action)`` is
+    ``actions.quick_engine_action``; None where the extension was not built or the engine's
+    state is not laid out as ``MATCH_SLOTS`` says."""
     if not C_ENCODER:
         return None
-    return _obs.Observer(DECISIONS, _rules_floats(rules), rules.max_hands, rules.target_score)
+    slots = _match_slots()
+    if slots is None:
+        return None
+    made = _SharedObserver(
+        DECISIONS,
+        _rules_floats(rules),
+        rules.max_hands,
+        rules.target_score,
+        slots,
+        rules.draw_decision_public,
+    )
+    made.rules = rules
+    return made
+
+
+if _obs is not None:
+
+    class _SharedObserver(_obs.Observer):
+        """An observer holds nothing of a match: copies of a state that keeps one (OpenSpiel's
+        clone deep-copies a state's attributes, its serialization pickles them) share it, and
+        it pickles as its rule set's."""
+
+        rules: RuleSet
+
+        def __copy__(self) -> _SharedObserver:
+            return self
+
+        def __deepcopy__(self, memo: dict[int, object]) -> _SharedObserver:
+            return self
+
+        def __reduce__(self) -> tuple[object, tuple[RuleSet]]:
+            return observer, (self.rules,)
 
 
 def encode_match(

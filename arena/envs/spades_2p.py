@@ -55,6 +55,11 @@ _BEFORE_THE_DRAW: dict[tuple[Any, ...], Observation] = {}
 nodes (frozen values, so shared)."""
 
 
+_DECK = tuple(range(52))
+_OUTCOMES = [[(c, 1.0 / n) if n else (c, 0.0) for c in range(52)] for n in range(53)]
+"""``_OUTCOMES[n][c]``: card ``c``'s chance outcome among ``n`` equally likely (made once)."""
+
+
 def _game_type(returns: str) -> pyspiel.GameType:
     zero_sum = returns != "points"
     return pyspiel.GameType(
@@ -91,6 +96,9 @@ class SpadesGame(pyspiel.Game):
                 f"returns must be one of {', '.join(RETURNS)}; got {self.returns_kind!r}"
             )
         self.rules = RuleSet(**values)
+        self.observer: Any = encoding.observer(self.rules)
+        """The C observer (``encoding.observer``): legal ids and quick actions read from the
+        engine's state; None where it was not built."""
         hands = self.rules.max_hands
         low, high = {
             "win_loss": (-1.0, 1.0),
@@ -128,12 +136,15 @@ class SpadesState(pyspiel.State):
     def __init__(self, game: SpadesGame) -> None:
         super().__init__(game)
         self.rules = game.rules
+        self._observer = game.observer
         self._returns = game.returns_kind
         self._hand_number = 1
         self._first_drawer = 0
         self._scores = (0, 0)
         self._bags = (0, 0)
         self._stock: list[int] = []
+        self._left = list(_DECK)
+        """The cards not yet dealt to the stock, ascending: the shuffle's chance outcomes."""
         self._match: Match | None = None
         self._log: list[Action] = []
         """The engine actions of this hand, replayed when an exchange's draws are known."""
@@ -149,6 +160,7 @@ class SpadesState(pyspiel.State):
         new = SpadesState(self.get_game())
         new.__dict__.update(self.__dict__)
         new._stock = self._stock[:]
+        new._left = self._left[:]
         new._log = self._log[:]
         new._drawn = self._drawn[:]
         new._match = None if self._match is None else self._match.copy()
@@ -166,24 +178,49 @@ class SpadesState(pyspiel.State):
     def is_terminal(self) -> bool:
         return self._over
 
+    def is_chance_node(self) -> bool:
+        """``current_player() == CHANCE``, answered here rather than through OpenSpiel's C++
+        (which asks ``current_player`` back)."""
+        return not self._over and (self._match is None or self._exchange is not None)
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """OpenSpiel's ``legal_actions`` (``PyState::LegalActions``: none at the end, the
+        chance outcomes' at a chance node, the player's own if it is to act, else none),
+        answered here rather than through OpenSpiel's C++, which asks ``current_player``
+        and ``is_terminal`` back several times a call."""
+        if self._over:
+            return []
+        if self._match is None or self._exchange is not None:
+            return [c for c, _ in self.chance_outcomes()]
+        m = self._match
+        if player is not None:
+            if player < 0:
+                raise ValueError(f"legal_actions of pseudo-player {player}")
+            if player != m.to_act:
+                return []
+        return self._legal_actions(m.to_act)  # type: ignore[arg-type]
+
     def _legal_actions(self, player: int) -> list[int]:
-        assert self._match is not None
-        return ids.legal_ids(self._match, self._picked)
+        m = self._match
+        assert m is not None
+        observer = self._observer
+        if observer is not None:
+            return observer.legal_ids(m, self._picked)  # type: ignore[no-any-return]
+        return ids.legal_ids(m, self._picked)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self._match is None:
-            dealt = set(self._stock)
-            left = [c for c in range(52) if c not in dealt]
+            left = self._left
         else:
             taken = set(self._drawn)
             left = [c for c in self._match.discard_pile if c not in taken]
-        p = 1.0 / len(left)
-        return [(c, p) for c in left]
+        return list(map(_OUTCOMES[len(left)].__getitem__, left))
 
     # --- moves ------------------------------------------------------------------------------
 
     def _apply_action(self, action: int) -> None:
         if self._match is None:
+            self._left.remove(action)  # ValueError for a card dealt already
             self._stock.append(action)
             if len(self._stock) == 52:
                 self._match = self._new_hand()
@@ -197,7 +234,12 @@ class SpadesState(pyspiel.State):
                     self._match.apply(a)
                 self._play(cards)
             return
-        engine_action = ids.quick_engine_action(self._match, action)
+        observer = self._observer
+        engine_action = (
+            ids.quick_engine_action(self._match, action)
+            if observer is None
+            else observer.engine_action(self._match, action)
+        )
         if engine_action is not None:  # a play, draw, bid or Double Nil answer, legal
             self._play(engine_action)
             return
@@ -224,6 +266,7 @@ class SpadesState(pyspiel.State):
             self._scores, self._bags = m.scores, m.bags
             self._match = None
             self._stock, self._log, self._drawn = [], [], []
+            self._left = list(_DECK)
 
     def _new_hand(self) -> Match:
         return Match.from_hand(
@@ -357,6 +400,7 @@ def state_from_observation(
             m.apply(action)
     state._match = m
     state._stock = position.stock
+    state._left = []
     state._drawn = position.exchange_draws
     state._log = position.actions
     state._picked = picked

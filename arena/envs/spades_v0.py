@@ -29,6 +29,10 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from arena.envs import actions as ids
 from arena.envs import encoding
@@ -42,11 +46,13 @@ def env(**kwargs: Any) -> AECEnv:
     """The environment with PettingZoo's usual guards: an illegal action ends the episode with
     reward -1 for the seat that made it, out-of-range actions and calls out of order raise.
 
-    The same behaviour as ``raw_env`` in PettingZoo's ``TerminateIllegalWrapper(illegal_reward=
-    -1)``, ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` (a test plays both side
-    by side), with the first two built into the environment's step and the third's attribute
-    forwarding kept off the loop's path: stacked, the three cost several times the environment
-    itself per step (docs/benchmarks.md)."""
+    What it wraps: ``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` (``_OrderEnforcing``,
+    a subclass that reaches the environment after the same checks rather than through
+    ``__getattr__``), with ``AssertOutOfBoundsWrapper``'s check and ``TerminateIllegalWrapper(
+    illegal_reward=-1)``'s ending built into the environment's step, off the path of a legal
+    action (``_GuardedEnv``). It behaves as ``raw_env`` in PettingZoo's three stacked
+    (``pettingzoo_wrapped``; a test plays both side by side); stacked, their attribute
+    forwarding costs several times the environment itself per step (docs/benchmarks.md)."""
     return _OrderEnforcing(_GuardedEnv(**kwargs))
 
 
@@ -60,6 +66,9 @@ def pettingzoo_wrapped(**kwargs: Any) -> AECEnv:
 
 class raw_env(AECEnv):
     """The bare environment: an illegal action raises ``IllegalEnvActionError``."""
+
+    _guarded = False
+    """env()'s guards in the step (``_GuardedEnv``)."""
 
     metadata = {
         "name": "spades_v0",
@@ -104,7 +113,13 @@ class raw_env(AECEnv):
         self._seat_of = {a: s for s, a in enumerate(self.possible_agents)}
         self._rules_cache = encoding.RulesCache()
         self._observer: Any = encoding.observer(self.rules)
+        """The C observer (``encoding.observer``): the step's two reads of the engine's state,
+        the observation with its mask and a play, draw, bid or Double Nil action's engine
+        action; None where it was not built (then the Python path)."""
         self._rewarded = False
+        self._own_observe = type(self).observe is raw_env.observe
+        self._plain = not self._points and render_mode != "human"
+        """Whether a step's only effects are the move and, at the end, win/loss rewards."""
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -128,15 +143,33 @@ class raw_env(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.agents[self.match.to_act or 0]
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``, the observation read in C without the ``observe`` call where the
+        class does not change ``observe`` (the same dict)."""
+        agent = self.agent_selection
+        assert agent is not None
+        observer = self._observer
+        if not observe:
+            observation = None
+        elif observer is not None and self._own_observe:
+            observation = observer.observe_new(self.match, self._seat_of[agent], self._picked)
+        else:
+            observation = self.observe(agent)
+        return (
+            observation,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         m = self.match
         assert m is not None, "reset() first"
         seat = self._seat_of[agent]
-        if self._observer is not None:  # the array and the mask in one call, in C
-            v = np.empty(encoding.SIZE, np.float32)
-            mask = np.empty(ids.NUM_ACTIONS, np.int8)
-            self._observer.observe(m, seat, self._picked, v, mask)
-            return {"observation": v, "action_mask": mask}
+        observer = self._observer
+        if observer is not None:  # the array and the mask in one call, in C
+            return observer.observe_new(m, seat, self._picked)  # type: ignore[no-any-return]
         to_act = m.to_act
         if to_act == seat:
             picked = self._picked
@@ -151,13 +184,56 @@ class raw_env(AECEnv):
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
+        observer = self._observer
+        if (
+            observer is not None
+            and self._plain
+            and not self._rewarded
+            and not (self.terminations[agent] or self.truncations[agent])
+        ):
+            # a legal play, draw, bid or Double Nil answer checked and applied in one C call
+            to_act = observer.apply(self.match, action)
+            if to_act is not NotImplemented:
+                self._cumulative_rewards[agent] = 0.0
+                self._picked = ()
+                if to_act is not None:
+                    self.agent_selection = self.possible_agents[to_act]
+                else:
+                    self._match_over(self.match)
+                    self._accumulate_rewards()
+                return
+        if not self._guarded:
+            self._step(agent, action)
+            return
+        # env(): AssertOutOfBoundsWrapper's check, TerminateIllegalWrapper(-1)'s ending
+        dead = self.terminations[agent] or self.truncations[agent]
+        if not (action is None and dead) and not (
+            (action.__class__ is int and 0 <= action < ids.NUM_ACTIONS)  # type: ignore[operator]
+            or self.action_spaces[agent].contains(action)
+        ):
+            raise AssertionError(
+                f"action {action!r} is not in action space (0-{ids.NUM_ACTIONS - 1})"
+            )
+        try:
+            self._step(agent, action)
+        except ids.IllegalEnvActionError:  # raised before the step changed anything
+            self._terminate_illegal(agent)
+
+    def _step(self, agent: str, action: int | None) -> None:
+        """The step of any action: dead steps, exchanges, illegal actions, "points" rewards,
+        rendering."""
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         m = self.match
         assert m is not None, "reset() first"
+        observer = self._observer
         # An illegal action raises here, before anything changes (env() relies on it).
-        engine_action = ids.quick_engine_action(m, action)
+        engine_action = (
+            ids.quick_engine_action(m, action)
+            if observer is None
+            else observer.engine_action(m, action)
+        )
         if engine_action is not None:  # a legal play, draw, bid or Double Nil answer
             picked: tuple[int, ...] = ()
         else:  # an exchange, or an action to look at closely
@@ -180,17 +256,21 @@ class raw_env(AECEnv):
             else:
                 if self._points:
                     self._hand_rewards(before)
-                outcome = m.outcome
-                assert outcome is not None
-                for s, a in enumerate(self.possible_agents):
-                    self.terminations[a] = True
-                    if self.reward_kind == "win_loss" and outcome.winner is not None:
-                        self.rewards[a] = 1.0 if outcome.winner == s else -1.0
-                        self._rewarded = True
+                self._match_over(m)
         if self._rewarded:
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _match_over(self, m: Match) -> None:
+        """Both seats terminated; ``"win_loss"``: +1/-1 (R-6)."""
+        outcome = m.outcome
+        assert outcome is not None
+        for s, a in enumerate(self.possible_agents):
+            self.terminations[a] = True
+            if self.reward_kind == "win_loss" and outcome.winner is not None:
+                self.rewards[a] = 1.0 if outcome.winner == s else -1.0
+                self._rewarded = True
 
     def _exchange_step(self, action: Any) -> tuple[Any, tuple[int, ...]]:
         """The engine action of an action id (None while an exchange is being chosen) and the
@@ -231,25 +311,10 @@ ILLEGAL_REWARD = -1.0
 
 class _GuardedEnv(raw_env):
     """``raw_env`` with what ``AssertOutOfBoundsWrapper`` and ``TerminateIllegalWrapper``
-    (``illegal_reward=-1``) add, in its own step."""
+    (``illegal_reward=-1``) add, in its own step: an action out of the space raises
+    AssertionError, an illegal one ends the episode (``raw_env.step``)."""
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        dead = self.terminations[agent] or self.truncations[agent]
-        if not (action is None and dead) and not (
-            (action.__class__ is int and 0 <= action < ids.NUM_ACTIONS)  # type: ignore[operator]
-            or self.action_spaces[agent].contains(action)
-        ):
-            raise AssertionError(
-                f"action {action!r} is not in action space (0-{ids.NUM_ACTIONS - 1})"
-            )
-        if dead:
-            self._was_dead_step(action)
-            return
-        try:
-            super().step(action)
-        except ids.IllegalEnvActionError:  # raised before the step changed anything
-            self._terminate_illegal(agent)
+    _guarded = True
 
     def _terminate_illegal(self, agent: str) -> None:
         """As ``TerminateIllegalWrapper``: both seats terminated and truncated, -1 for the seat
@@ -291,6 +356,11 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise self._unreset("agent_selection")
         return self.env.last(observe)
 
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
     def step(self, action: Any) -> None:
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
@@ -300,6 +370,27 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         else:
             self._has_updated = True
             self.env.step(action)
+
+
+class _OrderEnforcingIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _OrderEnforcingIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)  # type: ignore[arg-type]
+
+
+class _OrderEnforcingIterator(AECOrderEnforcingIterator):
+    """``AECOrderEnforcingIterator``'s agents and check in one call: the environment's
+    ``agents`` and ``agent_selection`` read from it rather than through the wrapper's
+    properties (the wrapper has been reset: ``agent_iter`` checked it)."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"  # type: ignore[attr-defined]
+        wrapper._has_updated = False  # type: ignore[attr-defined]
+        return env.agent_selection  # type: ignore[no-any-return]
 
 
 _PLAY, _DRAW, _BID, _DOUBLE_NIL = Decision.PLAY, Decision.DRAW, Decision.BID, Decision.DOUBLE_NIL

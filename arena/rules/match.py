@@ -212,14 +212,27 @@ class Match:
             raise TypeError(f"a match seed is an int, got {_kind(seed)}")
         if not isinstance(rules, RuleSet):
             raise TypeError(f"rules must be a RuleSet, got {_kind(rules)}")
+        self._begin(seed, rules, (), 1, 0, [0, 0], [0, 0])
+
+    def _begin(
+        self,
+        seed: int,
+        rules: RuleSet,
+        stocks: tuple[list[int], ...],
+        hand_number: int,
+        first_drawer: int,
+        scores: list[int],
+        bags: list[int],
+    ) -> None:
+        """The match's state at the start of hand ``hand_number`` (checked by the caller)."""
         self._seed = seed
         self._rules = rules
-        self._stocks = ()
+        self._stocks = stocks
         self._dn_allowed = rules.double_nil_allowed
-        self._hand_number = 1
-        self._first_drawer = 0
-        self._scores = [0, 0]
-        self._bags = [0, 0]
+        self._hand_number = hand_number
+        self._first_drawer = first_drawer
+        self._scores = scores
+        self._bags = bags
         self._hand_log = []
         self._results = []
         self._outcome = None
@@ -284,13 +297,13 @@ class Match:
             type(c) is not int or not 0 <= c < NUM_CARDS for c in draws
         ):
             raise ValueError(f"exchange draws must be distinct cards 0-51, got {draws!r}")
-        m = cls(seed, rules)
-        m._hand_number = hand_number
-        m._first_drawer = first_drawer
-        m._scores = list(scores)
-        m._bags = list(bags)
-        m._start_hand()
-        m._stock = stock
+        if type(seed) is not int:
+            raise TypeError(f"a match seed is an int, got {_kind(seed)}")
+        if not isinstance(rules, RuleSet):
+            raise TypeError(f"rules must be a RuleSet, got {_kind(rules)}")
+        m = cls.__new__(cls)
+        # hand h plays stocks[h - 1]: this hand the stock given, later hands by the seed
+        m._begin(seed, rules, (stock,) * hand_number, hand_number, first_drawer, [*scores], [*bags])
         if draws:
             taken = mask_of(draws)
             m._xorder = draws + [
