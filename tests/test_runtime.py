@@ -38,6 +38,7 @@ from arena.runtime import (
     start_bot,
     supervisor,
 )
+from arena.runtime.grpc_io import IOMGR_EXPERIMENTS, MEASURED_ON, grpcio_version
 
 BOTS = Path(__file__).parent / "bots"
 ECHO_SCRIPT = BOTS / "runtime_echo" / "bot.py"
@@ -185,6 +186,78 @@ def test_start_serve_and_stop(
     assert bot.log_path.exists()  # kept: it was given a log_dir
     assert not bot.serving()
     bot.stop()  # idempotent
+
+
+def echo_env_line(bot: RunningBot, name: str) -> str:
+    wait_for(lambda: f"env {name}=" in log_text(bot), 10, what=f"the bot's {name} line")
+    return next(line for line in log_text(bot).splitlines() if line.startswith(f"env {name}="))
+
+
+@pytest.mark.parametrize("sandbox", ["off", "auto"])
+def test_a_bot_on_the_arenas_python_runs_grpcs_classic_io_manager(
+    bot_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: str
+) -> None:
+    # A lane serving one match at a time pays for each message's thread wake-ups; the classic
+    # I/O manager has fewer (arena.runtime.grpc_io). Only where the arena knows the grpcio.
+    monkeypatch.delenv("GRPC_EXPERIMENTS", raising=False)
+    expected = repr(IOMGR_EXPERIMENTS) if grpcio_version() in MEASURED_ON else "None"
+    with start_bot(load_manifest(BOTS / "runtime_echo"), sandbox=sandbox) as bot:
+        assert echo_env_line(bot, "GRPC_EXPERIMENTS") == f"env GRPC_EXPERIMENTS={expected}"
+        assert bid(bot.channel, "m1", [2, 3]) == 2  # and it serves on it
+
+
+def test_grpc_experiments_the_operators_then_the_manifests(
+    bot_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The operator's choice, even empty (grpc's defaults), goes to every bot.
+    monkeypatch.setenv("GRPC_EXPERIMENTS", "")
+    with start_bot(load_manifest(BOTS / "runtime_echo"), sandbox="off") as bot:
+        assert echo_env_line(bot, "GRPC_EXPERIMENTS") == "env GRPC_EXPERIMENTS=''"
+    # A manifest's [env] has the last word.
+    monkeypatch.delenv("GRPC_EXPERIMENTS")
+    manifest = load_manifest(echo_manifest(tmp_path, GRPC_EXPERIMENTS="-event_engine_client"))
+    with start_bot(manifest, sandbox="off") as bot:
+        line = echo_env_line(bot, "GRPC_EXPERIMENTS")
+        assert line == "env GRPC_EXPERIMENTS='-event_engine_client'"
+
+
+def test_a_bot_on_another_interpreter_keeps_grpcs_defaults(
+    bot_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its grpcio (any language's gRPC) may not know these experiments' names.
+    monkeypatch.delenv("GRPC_EXPERIMENTS", raising=False)
+    directory = tmp_path / "other"
+    directory.mkdir()
+    (directory / "bot.toml").write_text(
+        'name = "other_python"\n'
+        f'command = ["{sys.executable}", "{ECHO_SCRIPT}", "--address", "{{address}}"]\n'
+    )
+    with start_bot(load_manifest(directory), sandbox="off") as bot:
+        assert echo_env_line(bot, "GRPC_EXPERIMENTS") == "env GRPC_EXPERIMENTS=None"
+
+
+def test_an_idle_sample_bot_costs_next_to_no_cpu(bot_root: Path) -> None:
+    # A lane may wait for its twin game through most of a run: waiting must not poll. Measured
+    # at about 0.01 s of CPU in 10 s (docs/benchmarks.md); the bound is generous.
+    with start_bot(load_manifest(SAMPLE_BOTS / "random"), sandbox="off") as bot:
+        assert bot.serving()
+        time.sleep(0.5)  # past its start-up
+        before = process_tree_cpu_s(bot.pid)
+        time.sleep(3.0)
+        idle = process_tree_cpu_s(bot.pid) - before
+    assert idle < 0.3, f"an idle bot process used {idle:.2f} s of CPU in 3 s"
+
+
+def process_tree_cpu_s(pid: int) -> float:
+    """User and system CPU time of ``pid`` and its descendants, from /proc."""
+    table = supervisor.process_table()
+    total = 0
+    for p in (pid, *supervisor.descendants(pid, table)):
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{p}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def test_context_manager_and_log_in_private_dir(bot_root: Path) -> None:

@@ -63,6 +63,7 @@ def report_limits() -> None:
     print(f"env RUNTIME_SECRET={os.environ.get('RUNTIME_SECRET')}", file=sys.stderr)
     print(f"env ARENA_TEST_SECRET={os.environ.get('ARENA_TEST_SECRET')}", file=sys.stderr)
     print(f"env TMPDIR={os.environ.get('TMPDIR')}", file=sys.stderr)
+    print(f"env GRPC_EXPERIMENTS={os.environ.get('GRPC_EXPERIMENTS')!r}", file=sys.stderr)
 
 
 def stubborn_sleep() -> None:
