@@ -38,7 +38,6 @@ from arena.runtime import (
     start_bot,
     supervisor,
 )
-from arena.runtime.grpc_io import IOMGR_EXPERIMENTS, MEASURED_ON, grpcio_version
 
 BOTS = Path(__file__).parent / "bots"
 ECHO_SCRIPT = BOTS / "runtime_echo" / "bot.py"
@@ -194,46 +193,31 @@ def echo_env_line(bot: RunningBot, name: str) -> str:
 
 
 @pytest.mark.parametrize("sandbox", ["off", "auto"])
-def test_a_bot_on_the_arenas_python_runs_grpcs_classic_io_manager(
+def test_the_arena_sets_no_grpc_experiments_for_a_bot(
     bot_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox: str
 ) -> None:
-    # A lane serving one match at a time pays for each message's thread wake-ups; the classic
-    # I/O manager has fewer (arena.runtime.grpc_io). Only where the arena knows the grpcio.
+    # Experiments are named per grpcio version, not its public API: grpc's defaults, unless
+    # the operator says otherwise.
     monkeypatch.delenv("GRPC_EXPERIMENTS", raising=False)
-    expected = repr(IOMGR_EXPERIMENTS) if grpcio_version() in MEASURED_ON else "None"
     with start_bot(load_manifest(BOTS / "runtime_echo"), sandbox=sandbox) as bot:
-        assert echo_env_line(bot, "GRPC_EXPERIMENTS") == f"env GRPC_EXPERIMENTS={expected}"
-        assert bid(bot.channel, "m1", [2, 3]) == 2  # and it serves on it
+        assert echo_env_line(bot, "GRPC_EXPERIMENTS") == "env GRPC_EXPERIMENTS=None"
+        assert bid(bot.channel, "m1", [2, 3]) == 2  # and it serves
 
 
 def test_grpc_experiments_the_operators_then_the_manifests(
     bot_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The operator's choice, even empty (grpc's defaults), goes to every bot.
-    monkeypatch.setenv("GRPC_EXPERIMENTS", "")
+    # The operator's choice goes to every bot.
+    monkeypatch.setenv("GRPC_EXPERIMENTS", "-event_engine_callback_cq")
     with start_bot(load_manifest(BOTS / "runtime_echo"), sandbox="off") as bot:
-        assert echo_env_line(bot, "GRPC_EXPERIMENTS") == "env GRPC_EXPERIMENTS=''"
+        line = echo_env_line(bot, "GRPC_EXPERIMENTS")
+        assert line == "env GRPC_EXPERIMENTS='-event_engine_callback_cq'"
     # A manifest's [env] has the last word.
     monkeypatch.delenv("GRPC_EXPERIMENTS")
     manifest = load_manifest(echo_manifest(tmp_path, GRPC_EXPERIMENTS="-event_engine_client"))
     with start_bot(manifest, sandbox="off") as bot:
         line = echo_env_line(bot, "GRPC_EXPERIMENTS")
         assert line == "env GRPC_EXPERIMENTS='-event_engine_client'"
-
-
-def test_a_bot_on_another_interpreter_keeps_grpcs_defaults(
-    bot_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Its grpcio (any language's gRPC) may not know these experiments' names.
-    monkeypatch.delenv("GRPC_EXPERIMENTS", raising=False)
-    directory = tmp_path / "other"
-    directory.mkdir()
-    (directory / "bot.toml").write_text(
-        'name = "other_python"\n'
-        f'command = ["{sys.executable}", "{ECHO_SCRIPT}", "--address", "{{address}}"]\n'
-    )
-    with start_bot(load_manifest(directory), sandbox="off") as bot:
-        assert echo_env_line(bot, "GRPC_EXPERIMENTS") == "env GRPC_EXPERIMENTS=None"
 
 
 def test_an_idle_sample_bot_costs_next_to_no_cpu(bot_root: Path) -> None:

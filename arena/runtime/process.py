@@ -119,7 +119,7 @@ def start_bot(
     socket_dir = runtime_dir / "sock" if sandboxed else runtime_dir
     target = f"unix:{socket_dir / SOCKET_NAME}"
     address = f"unix:{bwrap_cmd.SOCKET_DIR}/{SOCKET_NAME}" if sandboxed else target
-    env = _bot_environment(manifest, address, runtime_dir, sandboxed, python)
+    env = _bot_environment(manifest, address, runtime_dir, sandboxed)
     argv = manifest.argv(python=python, address=address)
     log_path: Path | None = None
     jail: BotJail | None = None
@@ -589,7 +589,7 @@ def _resolve_program(name: str, program: str, directory: Path, path: str) -> str
 
 
 def _bot_environment(
-    manifest: BotManifest, address: str, runtime_dir: Path, sandboxed: bool, python: str
+    manifest: BotManifest, address: str, runtime_dir: Path, sandboxed: bool
 ) -> dict[str, str]:
     env = {key: os.environ[key] for key in _ENV_PASSED_ON if key in os.environ}
     env.update({key: value for key, value in os.environ.items() if key.startswith("LC_")})
@@ -600,10 +600,8 @@ def _bot_environment(
         env.update(PATH=_SANDBOX_PATH, HOME="/tmp", TMPDIR="/tmp", USER="bot", LOGNAME="bot")
         env["PYTHONDONTWRITEBYTECODE"] = "1"  # the bot's directory is read-only
     env["PYTHONUNBUFFERED"] = "1"
-    # gRPC's I/O manager: the classic one for a Python bot on the arena's own interpreter
-    # (arena.runtime.grpc_io says why), an operator's choice for every bot.
-    arena_python = manifest.command[0] == "{python}" and python == sys.executable
-    env.update(bot_grpc_environment(arena_python))
+    # gRPC's I/O manager: an operator's choice goes to every bot (arena.runtime.grpc_io).
+    env.update(bot_grpc_environment())
     env.update(manifest.env)
     env[ADDRESS_ENV] = address
     env[NAME_ENV] = manifest.name
