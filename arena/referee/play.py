@@ -773,9 +773,10 @@ def play_match(
     set by another thread, ends the match before its next decision as ``ABORTED``;
     ``on_hand`` is called with each hand's result as it is scored (for progress displays).
     A seat whose bot serves ``PlaySession`` plays over one stream unless ``sessions`` is False
-    (``arena.referee.session``), the other over the unary RPCs. The match is played in the
-    caller's thread.
-    Safe to run in many threads at once: a match shares nothing with another.
+    (``arena.referee.session``), the other over the unary RPCs. The match is played on the
+    process's referee loop (one thread, ``grpc.aio``, every match of the process on it) while
+    the caller waits; ``on_hand`` is called on that loop's thread.
+    Safe to call from many threads at once: a match shares nothing with another.
     With ``reveal_opponents`` False, ``StartMatchRequest.opponent`` is empty: in rated play a
     bot that knows whom it plays can throw its matches to a friend (docs/protocol.md)."""
     referee = _Referee(

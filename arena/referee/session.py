@@ -10,7 +10,13 @@ referee waits for the current one up to the decision's deadline on its own clock
 does not come in time is a timeout; an answer of another kind or a future seq is malformed; a
 ``SessionError`` is the error status it names; the stream ending is a crash. A bot that
 advertises the RPC but answers UNIMPLEMENTED on the first request is played over the unary RPCs
-instead. ``Session`` below is on grpcio's public API alone.
+instead. ``Session`` below is on grpcio's public API alone (``grpc.aio``).
+
+Every match of a process plays on one event loop (``referee_loop``, a daemon thread started on
+first use): a seat's session is written and read by the match's own task, with no thread
+between, and the K matches of a tournament share the loop and its wake-ups. ``play_match``
+stays a blocking call (``run``); what is blocking and rare (a unary call to a bot without a
+session, a health check) runs in a worker thread (``in_thread``).
 """
 
 from __future__ import annotations
