@@ -173,6 +173,10 @@ os.register_at_fork(after_in_child=_after_fork)
 
 # -- channels ---------------------------------------------------------------------------------
 
+_SESSION_OPTIONS = (*CHANNEL_OPTIONS, ("grpc.enable_retries", 0))
+"""The runtime's channel options, and no retries: the referee judges every failure itself (no
+request is sent twice behind its back), and grpc's retry filter holds no copy of each message."""
+
 _channels: weakref.WeakKeyDictionary[Any, grpc.aio.Channel] = weakref.WeakKeyDictionary()
 """The ``grpc.aio`` channel of each bot connection's channel, made and used on the loop only;
 closed once the connection's own channel is gone."""
@@ -181,7 +185,7 @@ closed once the connection's own channel is gone."""
 def _aio_channel(channel: grpc.Channel, target: str) -> grpc.aio.Channel:
     aio = _channels.get(channel)
     if aio is None:
-        aio = grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+        aio = grpc.aio.insecure_channel(target, options=_SESSION_OPTIONS)
         _channels[channel] = aio
         weakref.finalize(channel, _close_later, asyncio.get_running_loop(), aio)
     return aio
