@@ -1,8 +1,8 @@
-"""The referee's sessions on grpcio's public API (``arena.referee.session``), real bot
-processes: the request frame, every deadline kept by the one deadline thread, a late answer
-never read while the seat goes on over a new stream, the end of a session bounded against a bot
-that holds its stream open, and matches in play side by side. (A late answer under
-``substitute``: ``tests/test_referee_session.py``.)"""
+"""The referee's sessions on grpcio's public API (``arena.referee.session``: ``grpc.aio`` on
+the process's referee loop), real bot processes: the request frame, every deadline kept by the
+session's one timer, a late answer never read while the seat goes on over a new stream, the end
+of a session bounded against a bot that holds its stream open, and matches in play side by side,
+all on the one loop. (A late answer under ``substitute``: ``tests/test_referee_session.py``.)"""
 
 from __future__ import annotations
 
@@ -57,21 +57,26 @@ def _request() -> tuple[Decision, bytes]:
 
 
 def test_every_deadline_is_kept_and_a_late_answer_is_never_read() -> None:
-    """A short deadline after a long one times out at its own time (the deadline thread is
-    woken for it); the next request goes out on a new stream and gets its own answer, not the
-    late one."""
+    """A short deadline after a long one times out at its own time (the session's timer, set
+    for the long one, is set again for it); the next request goes out on a new stream and gets
+    its own answer, not the late one."""
     decision, data = _request()
-    # The bot sleeps for the request's move time (1 s) on every 2nd request.
-    with hostile("slow", HOSTILE_SLOW_EVERY="2", HOSTILE_FRACTION="1.0") as bot:
-        stream = session.open_session(bot.channel)
+
+    async def asks(bot: RunningBot) -> list[tuple[bool, float, object]]:
+        stream = session.open_session(bot.channel, bot.target)
         got = []
         try:
             for timeout in (30.0, 0.2, 30.0, 30.0):
                 t0 = time.monotonic()
-                answer = stream.ask(decision, data, timeout, pb.PlaySessionResponse)
+                answer = await stream.ask(decision, data, timeout, pb.PlaySessionResponse)
                 got.append((answer.timed_out, time.monotonic() - t0, answer.response))
         finally:
-            stream.close()
+            await stream.close()
+        return got
+
+    # The bot sleeps for the request's move time (1 s) on every 2nd request.
+    with hostile("slow", HOSTILE_SLOW_EVERY="2", HOSTILE_FRACTION="1.0") as bot:
+        got = session.run(asks(bot))
     (first_late, _, first), (second_late, second_s, _), (third_late, third_s, third), (
         fourth_late, _, fourth,
     ) = got
@@ -98,46 +103,66 @@ def test_the_end_of_a_session_is_bounded_when_the_bot_holds_its_stream() -> None
 
 
 def test_matches_side_by_side_each_in_its_own_thread() -> None:
-    """Four matches at once in four threads on the same two bots: every session's deadline in
-    the one deadline thread, every answer to its own stream; all clean, all verified."""
+    """Four matches at once from four threads on the same two bots: all played on the one
+    referee loop (each hand's end is told there), every answer to its own stream; all clean,
+    all verified."""
     with hostile("good") as a, hostile("good") as b:
         results: list[object] = [None] * 4
         gate = threading.Barrier(4)
+        told_in: set[str] = set()
 
         def one(i: int) -> None:
             gate.wait()
             results[i] = play_match((a, b) if i % 2 else (b, a), seed=20 + i, rules=RuleSet(
                 max_hands=2
-            ))
+            ), on_hand=lambda _: told_in.add(threading.current_thread().name))
 
         threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
         for t in threads:
             t.start()
         for t in threads:
             t.join(120)
+    assert told_in == {"arena-referee-loop"}
     for result in results:
         assert result is not None
         assert result.termination is Termination.HAND_LIMIT and result.faults == (0, 0)  # type: ignore[attr-defined]
         assert verify(result)  # type: ignore[arg-type]
 
 
-def test_the_deadline_keeper_holds_about_one_entry_per_session() -> None:
-    """A whole match (hundreds of requests, each with its deadline) leaves the heap with at
-    most an entry for each of its two sessions, however many requests were made: requests in
-    order with the same limit push nothing."""
+def test_a_session_keeps_one_timer_for_all_its_deadlines() -> None:
+    """A whole match (hundreds of requests, each with its deadline) sets each session's timer
+    about once per move limit, not once per request: requests in order with the same limit keep
+    the timer already set."""
+    made: list[float] = []
+
     with hostile("good") as a, hostile("good") as b:
-        before = len(session._deadlines._heap)
-        result = play_match((a, b), seed=8, rules=RuleSet(max_hands=2))
-        after = len(session._deadlines._heap)
+        loop = session.referee_loop()
+        call_at = loop.call_at
+
+        def counting(when: float, callback: object, *args: object, **kw: object) -> object:
+            if getattr(callback, "__name__", "") == "_on_timer":
+                made.append(when)
+            return call_at(when, callback, *args, **kw)  # type: ignore[arg-type]
+
+        loop.call_at = counting  # type: ignore[method-assign]
+        try:
+            t0 = time.monotonic()
+            result = play_match((a, b), seed=8, rules=RuleSet(max_hands=2))
+            seconds = time.monotonic() - t0
+        finally:
+            del loop.call_at
     assert result.termination is Termination.HAND_LIMIT and len(result.decisions) > 50
-    assert after - before <= 4, (before, after)
+    # Two sessions, a first timer each, and one more each per move limit (1 s) that passed.
+    assert len(made) <= 2 * (2 + seconds / ClockConfig().move_time_ms * 1000), (made, seconds)
 
 
-def test_both_seats_are_told_of_a_hands_end_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("with_target", [True, False], ids=["session", "unary"])
+def test_both_seats_are_told_of_a_hands_end_at_once(tmp_path: Path, with_target: bool) -> None:
     """Each bot's EndHand waits (up to 4 s) until the other bot has its own EndHand too: sent
     one seat after the other, seat 0's would wait for a request that comes only after its
     answer, fail, and forfeit the match. Both are on the wire before either answer is read, so
-    every hand ends clean."""
+    every hand ends clean: over sessions (a connection with a target) and over unary calls
+    (one without)."""
     from arena.bench.first_legal import FirstLegal
     from arena.runtime.channel import open_channel
     from arena.sdk.server import start
@@ -155,8 +180,17 @@ def test_both_seats_are_told_of_a_hands_end_at_once(tmp_path: Path) -> None:
         name: str
         channel: object
 
+    @dataclasses.dataclass
+    class Addressed(Connection):
+        target: str
+
     servers = [start(Meeting(), f"unix:{tmp_path}/bot{i}.sock", handlers="threads") for i in (0, 1)]
-    bots = [Connection(f"meeting_{i}", open_channel(s.address)) for i, s in enumerate(servers)]
+    bots = [
+        Addressed(f"meeting_{i}", open_channel(s.address), s.address)
+        if with_target
+        else Connection(f"meeting_{i}", open_channel(s.address))
+        for i, s in enumerate(servers)
+    ]
     try:
         result = play_match(
             (bots[0], bots[1]),  # type: ignore[arg-type]

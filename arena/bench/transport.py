@@ -262,46 +262,58 @@ def measure_session_calls(
     warm_up: bool = True,
 ) -> dict[str, Any]:
     """As ``measure_calls``, over ``PlaySession`` streams made as the referee makes them
-    (``arena.referee.session``, each caller in its own thread): each match of ``plan`` on a new
-    stream to each bot, closed after its EndMatch; each answer is read and checked to be the
-    one asked."""
+    (``arena.referee.session``: ``concurrency`` callers as tasks on the referee loop, as its
+    matches are): each match of ``plan`` on a new stream to each bot, closed after its
+    EndMatch; each answer is read and checked to be the one asked."""
+    import asyncio
+
     from arena._gen.spades.v1 import bot_pb2 as pb
-    from arena.referee.session import SessionBroken, open_session
+    from arena.referee.session import SessionBroken, open_session, run
 
     timeout = ClockConfig().move_time_ms / 1000
     response = pb.PlaySessionResponse
 
-    def work(i: int, deadline: float, counts: list[int], latencies: list[int]) -> None:
+    async def work(i: int, deadline: float, counts: list[int], latencies: list[int]) -> None:
         n = 0
         # Each caller starts with its own match of the plan, as concurrent matches would.
         at = i % len(plan)
         clock = time.perf_counter
         ns = time.perf_counter_ns
         while clock() < deadline:
-            sessions = [open_session(bot.channel) for bot in bots]
+            sessions = [open_session(bot.channel, bot.target) for bot in bots]
             try:
                 for call in plan[at]:
                     if call.counted and clock() >= deadline:
                         break
                     t0 = ns()
-                    answer = sessions[call.seat].ask(call.decision, call.data, timeout, response)
+                    answer = await sessions[call.seat].ask(
+                        call.decision, call.data, timeout, response
+                    )
                     if answer.response is None:
                         raise SessionBroken(None, f"the benchmark bot did not answer: {answer}")
                     if call.counted:
                         latencies.append(ns() - t0)
                         n += 1
             finally:
-                for session in sessions:
-                    session.close()
+                await asyncio.gather(*(session.close() for session in sessions))
             at = at + 1 if at + 1 < len(plan) else 0
         counts[i] = n
 
+    async def callers(span: float) -> tuple[float, list[int], list[list[int]]]:
+        counts = [0] * concurrency
+        latencies: list[list[int]] = [[] for _ in range(concurrency)]
+        t0 = time.perf_counter()
+        await asyncio.gather(
+            *(work(i, t0 + span, counts, latencies[i]) for i in range(concurrency))
+        )
+        return time.perf_counter() - t0, counts, latencies
+
     if warm_up:
-        _run_callers(concurrency, min(0.5, seconds), work)
+        run(callers(min(0.5, seconds)))
     cpu: dict[str, Any] = {}
     box: list[Any] = []
     with cpu_meter(bots, cpu, lambda: sum(box[0][1])):
-        box.append(_run_callers(concurrency, seconds, work))
+        box.append(run(callers(seconds)))
     return _calls_result(box[0], plan, concurrency, len(bots), cpu)
 
 

@@ -61,7 +61,7 @@ class _Lane:
 
 class Lease:
     """One match's use of a pooled process: a bot connection (``name``, ``channel``,
-    ``alive()``) for the referee; ``release()`` gives it back."""
+    ``target``, ``alive()``) for the referee; ``release()`` gives it back."""
 
     __slots__ = ("_pool", "_proc", "_released", "name")
 
@@ -74,6 +74,11 @@ class Lease:
     @property
     def channel(self) -> grpc.Channel:
         return self._proc.bot.channel  # type: ignore[no-any-return]
+
+    @property
+    def target(self) -> str | None:
+        """The bot's gRPC target, where the referee opens its sessions (``grpc.aio``)."""
+        return getattr(self._proc.bot, "target", None)
 
     def alive(self) -> bool:
         return bool(self._proc.bot.alive())

@@ -21,6 +21,7 @@ from arena.referee.clock import ClockConfig
 from arena.referee.fault_policy import FaultPolicy
 from arena.referee.play import _Referee, new_match_id
 from arena.referee.record import MatchResult
+from arena.referee.session import run
 from arena.rules import Match
 from arena.rules.decisions import Action
 from arena.rules.ruleset import RuleSet
@@ -72,13 +73,13 @@ def play_observed(
     match_id: str | None = None,
     sessions: bool = True,
 ) -> MatchResult:
-    """Play one match as ``play_match`` does (blocking calls in this thread), telling
+    """Play one match as ``play_match`` does (on the referee loop, the caller waiting), telling
     ``observer`` about every call; ``sessions=False`` plays both seats over unary RPCs."""
     referee = _ObservedReferee(
         bots, seed, rules, clock, policy, match_id or new_match_id(), None, None, sessions
     )
     referee.observer = observer
-    return referee.run()
+    return run(referee.run())
 
 
 class _ObservedReferee(_Referee):
@@ -87,9 +88,9 @@ class _ObservedReferee(_Referee):
     """The decision asked last, until it is told: (seat, rpc, elapsed ns, answered in time,
     asked on the session, how many decisions were recorded before it)."""
 
-    def run(self) -> MatchResult:
+    async def run(self) -> MatchResult:
         try:
-            return super().run()
+            return await super().run()
         finally:
             self._tell_decision()
 
@@ -113,7 +114,7 @@ class _ObservedReferee(_Referee):
             )
         )  # fmt: skip
 
-    def decide(
+    async def decide(
         self, seat: Any, decision: Any, data: bytes, limit_ns: int
     ) -> tuple[Reply | Fault | ArenaClosed, int]:
         self._tell_decision()
@@ -121,12 +122,12 @@ class _ObservedReferee(_Referee):
         self.observer.asking(seat.index, rpc, self.match)
         on_session = seat.session is not None
         before = len(self.decisions)
-        got, elapsed = seat.decide(decision, data, limit_ns)
+        got, elapsed = await seat.decide(decision, data, limit_ns)
         answered = isinstance(got, Reply) and elapsed <= limit_ns
         self._asked = (seat, rpc, elapsed, answered, on_session, before)
         return got, elapsed
 
-    def notice(
+    async def notice(
         self, seat: Any, name: str, data: bytes, limit_ns: int
     ) -> Fault | ArenaClosed | None:
         self._tell_decision()
@@ -134,30 +135,30 @@ class _ObservedReferee(_Referee):
         self.observer.asking(seat.index, name, self.match)
         on_session = seat.session is not None
         t0 = perf_counter_ns()
-        got = seat.notice(name, data, limit_ns)
+        got = await seat.notice(name, data, limit_ns)
         elapsed = perf_counter_ns() - t0
         ok = got is None
         # A session turned down on its first request was not used (unary instead).
         on_session = on_session and (seat.session is not None or not ok)
         if name == "EndMatch":
-            seat.close_session()
+            await seat.close_session()
         fault = got.detail if isinstance(got, Fault) else ""
         self.observer.called(Call(seat.index, name, elapsed, ok, ok, on_session, None, fault))
         return got
 
-    def end_match(self, seat: Any, data: bytes, limit_ns: int) -> None:
-        self.notice(seat, "EndMatch", data, limit_ns)
+    async def end_match(self, seat: Any, data: bytes, limit_ns: int) -> None:
+        await self.notice(seat, "EndMatch", data, limit_ns)
 
     # Each notice on its own, one seat after the other, so that its time is its own.
 
-    def send_notices(
+    async def send_notices(
         self, name: str, requests: tuple[bytes, bytes], limit_ns: int
     ) -> list[Fault | ArenaClosed | None]:
         return [
-            None if seat.dead else self.notice(seat, name, data, limit_ns)
+            None if seat.dead else await self.notice(seat, name, data, limit_ns)
             for seat, data in zip(self.seats, requests, strict=True)
         ]
 
-    def send_end_matches(self, requests: dict[int, bytes], limit_ns: int) -> None:
+    async def send_end_matches(self, requests: dict[int, bytes], limit_ns: int) -> None:
         for index, data in requests.items():
-            self.end_match(self.seats[index], data, limit_ns)
+            await self.end_match(self.seats[index], data, limit_ns)

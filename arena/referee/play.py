@@ -15,6 +15,7 @@ courtesy: nothing a bot does with it can change a result already decided.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import random
 import signal
@@ -55,7 +56,9 @@ from arena.referee.record import DecisionRecord, FaultKind, MatchResult, Termina
 from arena.referee.session import (
     FALLBACK_CODES,
     SessionBroken,
+    in_thread,
     open_session,
+    run,
     serves_session,
 )
 from arena.referee.wire import RequestEncoder, end_hand_requests
@@ -83,7 +86,9 @@ class BotConnection(Protocol):
     """What the referee needs of a bot: a name and a gRPC channel to it.
 
     ``RunningBot`` and remote bots of ``arena.runtime`` are such connections; an ``alive()``
-    method, when present, lets the referee tell a dead process from a slow one."""
+    method, when present, lets the referee tell a dead process from a slow one, and a
+    ``target`` (the channel's address), when present, is where the referee opens the seat's
+    ``PlaySession`` on its loop (a connection without one is played over unary calls)."""
 
     @property
     def name(self) -> str: ...
@@ -163,43 +168,31 @@ class _Seat:
         if not self.wants_session:
             return None
         self.wants_session = False
+        target = getattr(self.bot, "target", None)
+        if not isinstance(target, str):  # a connection that names no target: unary calls
+            return None
         try:
-            self.session = open_session(self.bot.channel)
+            self.session = open_session(self.bot.channel, target)
         except ValueError:  # grpc: the channel is closed
             closed = self.closed("PlaySession")
             return ARENA_CLOSED if closed is None else closed
         return None
 
-    def session_call(self, kind: Any, data: bytes, limit_ns: int) -> tuple[SeatAnswer, int]:
+    async def session_call(self, kind: Any, data: bytes, limit_ns: int) -> tuple[SeatAnswer, int]:
         """Ask one request (a decision, or a notice by its name) on the seat's session: (the
         answer, a ``Reply`` of the response message or a ``Fault``, ``FALLBACK`` or
         ``ARENA_CLOSED``; the time it took in ns)."""
-        return self.session_answer(kind, self.session_send(kind, data, limit_ns), limit_ns)
-
-    def session_send(self, kind: Any, data: bytes, limit_ns: int) -> tuple[int, int]:
-        """Put one request on the seat's session: (its number, when it went) for
-        ``session_answer``."""
         session = self.session
         assert session is not None
         t0 = perf_counter_ns()
-        return session.send(kind, data, limit_ns / 1e9), t0
-
-    def session_answer(
-        self, kind: Any, sent: tuple[int, int], limit_ns: int
-    ) -> tuple[SeatAnswer, int]:
-        """The answer to a request ``session_send`` put on the session, as ``session_call``
-        gives it."""
-        session = self.session
-        assert session is not None
-        seq, t0 = sent
         try:
-            answer = session.receive(kind, seq, _SESSION_RESPONSE)
+            answer = await session.ask(kind, data, limit_ns / 1e9, _SESSION_RESPONSE)
         except SessionBroken as exc:
             elapsed = perf_counter_ns() - t0
             self.session = None
             if not session.started and exc.code in FALLBACK_CODES:
                 return FALLBACK, elapsed
-            return self.session_broken(self.rpcs.get(kind, kind), exc), elapsed
+            return await in_thread(self.session_broken, self.rpcs.get(kind, kind), exc), elapsed
         elapsed = perf_counter_ns() - t0
         response = answer.response
         if response is not None:  # the answer of nearly every request
@@ -242,23 +235,24 @@ class _Seat:
             pass
         return self.crash(rpc, exc.code, exc.details or "the session stream ended")
 
-    def close_session(self) -> None:
-        if self.session is not None:
-            self.session.close()
+    async def close_session(self) -> None:
+        session = self.session
+        if session is not None:
             self.session = None
+            await session.close()
 
     # -- the calls ----------------------------------------------------------------------------
 
-    def decide(
+    async def decide(
         self, decision: Decision, data: bytes, limit_ns: int
     ) -> tuple[Reply | Fault | ArenaClosed, int]:
         """Ask a decision: (the answer, a ``Reply`` of bytes or a message, or a ``Fault``, or
         ``ARENA_CLOSED``), and the time it took in ns."""
         if self.session is not None:
-            got, elapsed = self.session_call(decision, data, limit_ns)
+            got, elapsed = await self.session_call(decision, data, limit_ns)
             if not isinstance(got, Fallback):
                 return got, elapsed
-        return self.unary_decide(decision, data, limit_ns)
+        return await in_thread(self.unary_decide, decision, data, limit_ns)
 
     def unary_decide(
         self, decision: Decision, data: bytes, limit_ns: int
@@ -275,29 +269,16 @@ class _Seat:
             return (ARENA_CLOSED if closed is None else closed), 0
         return Reply(raw), perf_counter_ns() - t0
 
-    def notice(self, name: str, data: bytes, limit_ns: int) -> Fault | ArenaClosed | None:
+    async def notice(self, name: str, data: bytes, limit_ns: int) -> Fault | ArenaClosed | None:
         """Send a notice: None, or a ``Fault``, or ``ARENA_CLOSED``."""
-        return self.notice_answer(name, data, limit_ns, self.notice_send(name, data, limit_ns))
-
-    def notice_send(self, name: str, data: bytes, limit_ns: int) -> tuple[int, int] | None:
-        """Put a notice on the seat's session, if it has one (None: it has not)."""
-        if self.session is None:
-            return None
-        return self.session_send(name, data, limit_ns)
-
-    def notice_answer(
-        self, name: str, data: bytes, limit_ns: int, sent: tuple[int, int] | None
-    ) -> Fault | ArenaClosed | None:
-        """How a notice went (``sent`` by ``notice_send``, or None to send it as a unary
-        call): None, or a ``Fault``, or ``ARENA_CLOSED``."""
-        if sent is not None:
-            got, _ = self.session_answer(name, sent, limit_ns)
+        if self.session is not None:
+            got, _ = await self.session_call(name, data, limit_ns)
             match got:
                 case Reply():
                     return None
                 case Fault() | ArenaClosed():
                     return got
-        return self.unary_notice(name, data, limit_ns)  # no session, or FALLBACK
+        return await in_thread(self.unary_notice, name, data, limit_ns)  # no session, or FALLBACK
 
     def unary_notice(self, name: str, data: bytes, limit_ns: int) -> Fault | ArenaClosed | None:
         t0 = perf_counter_ns()
@@ -310,17 +291,20 @@ class _Seat:
             return self.rpc_fault(name, exc, perf_counter_ns() - t0, limit_ns)
         return None
 
-    def end_match(self, data: bytes, limit_ns: int) -> None:
+    async def end_match(self, data: bytes, limit_ns: int) -> None:
         """Send EndMatch, a courtesy: whatever happens is not judged. Closes the session."""
-        self.end_match_answer(data, limit_ns, self.notice_send("EndMatch", data, limit_ns))
-        self.close_session()
+        await self.end_match_answer(data, limit_ns)
+        await self.close_session()
 
-    def end_match_answer(self, data: bytes, limit_ns: int, sent: tuple[int, int] | None) -> None:
-        """The rest of ``end_match`` once ``sent`` (the session is left open)."""
-        if sent is not None:
-            got, _ = self.session_answer("EndMatch", sent, limit_ns)
+    async def end_match_answer(self, data: bytes, limit_ns: int) -> None:
+        """``end_match`` with the session left open."""
+        if self.session is not None:
+            got, _ = await self.session_call("EndMatch", data, limit_ns)
             if not isinstance(got, Fallback):
                 return
+        await in_thread(self.unary_end_match, data, limit_ns)
+
+    def unary_end_match(self, data: bytes, limit_ns: int) -> None:
         with contextlib.suppress(grpc.RpcError, ValueError):
             self.notices["EndMatch"](data, timeout=limit_ns / 1e9)
 
@@ -501,17 +485,17 @@ class _Referee:
     notice = staticmethod(_Seat.notice)
     end_match = staticmethod(_Seat.end_match)
 
-    def run(self) -> MatchResult:
+    async def run(self) -> MatchResult:
         try:
-            ended = self._begin()
+            ended = await self._begin()
             if ended is None:
-                ended = self._play()
+                ended = await self._play()
             result = self._result(ended)
-            self._send_end_match(ended)
+            await self._send_end_match(ended)
             return result
         except BaseException:
             try:  # what is sent when the referee itself stops on an error
-                self._send_end_match(
+                await self._send_end_match(
                     Ending(None, Termination.ABORTED, "the referee stopped on an error")
                 )
             finally:
@@ -520,7 +504,7 @@ class _Referee:
         finally:
             self.cancel_sessions()
 
-    def _begin(self) -> Ending | None:
+    async def _begin(self) -> Ending | None:
         """Open the seats' sessions and send StartMatch: how the match ended, or None to play."""
         for seat in self.seats:
             if seat.dead:
@@ -537,7 +521,7 @@ class _Referee:
                     ended = self._fault(seat, fault)
                     if ended is not None:
                         return ended
-        return self._notify_start()
+        return await self._notify_start()
 
     def cancel_sessions(self) -> None:
         """Sessions still open after EndMatch (a seat that never got it) are cancelled."""
@@ -546,7 +530,7 @@ class _Referee:
                 seat.session.cancel()
                 seat.session = None
 
-    def _play(self) -> Ending:
+    async def _play(self) -> Ending:
         """The decision loop, kept lean: it is the referee's hot path."""
         m = self.match
         seats = self.seats
@@ -566,7 +550,7 @@ class _Referee:
             clock = seat.clock
             data = encode(m, index, decision, clock)
             limit_ns = clock.move_ns + clock.bank_ns
-            got, elapsed = decide(seat, decision, data, limit_ns)
+            got, elapsed = await decide(seat, decision, data, limit_ns)
             match got:
                 case Reply(message):
                     if clock.charge(elapsed):
@@ -588,7 +572,7 @@ class _Referee:
                         else:
                             append((index, decision, action, elapsed // 1000, None))
                             if decision is _PLAY and m.decision is not _PLAY:
-                                ended = self._notify_end_hand()
+                                ended = await self._notify_end_hand()
                                 if ended is not None:
                                     return ended
                             continue
@@ -610,7 +594,7 @@ class _Referee:
             m.apply(action)
             append((index, decision, action, elapsed // 1000, fault.kind))
             if decision is _PLAY and m.decision is not _PLAY:
-                ended = self._notify_end_hand()
+                ended = await self._notify_end_hand()
                 if ended is not None:
                     return ended
         outcome = m.outcome
@@ -641,18 +625,19 @@ class _Referee:
 
     # -- notices --------------------------------------------------------------------------
 
-    def _notify(
+    async def _notify(
         self, name: str, requests: tuple[bytes, bytes], decided: bool = False
     ) -> Ending | None:
         """Send a notice to both seats; judge timeouts, error statuses and crashes, seat 0's
         first.
 
-        Both requests go out before either answer is read (``send_notices``): a hand's end
-        costs one round trip, not two. Once the match is ``decided`` (the last hand's EndHand)
+        Both seats are asked at once (``send_notices``): a hand's end costs one round trip,
+        not two. Once the match is ``decided`` (the last hand's EndHand)
         a fault is counted and told, but cannot forfeit a result the cards have already
         settled."""
         limit_ns = self.clock.move_time_ms * 1_000_000
-        for seat, got in zip(self.seats, self.send_notices(name, requests, limit_ns), strict=True):
+        told = await self.send_notices(name, requests, limit_ns)
+        for seat, got in zip(self.seats, told, strict=True):
             match got:
                 case None:
                     continue
@@ -669,27 +654,28 @@ class _Referee:
                         return ended
         return None
 
-    def send_notices(
+    async def send_notices(
         self, name: str, requests: tuple[bytes, bytes], limit_ns: int
     ) -> list[Fault | ArenaClosed | None]:
-        """Send a notice to each living seat, those on a session both at once (their requests
-        on the wire before an answer is read, then a unary one): each seat's outcome, None, a
-        ``Fault`` or ``ARENA_CLOSED`` (None for a seat found dead, which has no calls to
-        make: see ``_Seat``)."""
-        seats = self.seats
-        sent = [
-            None if seat.dead else seat.notice_send(name, data, limit_ns)
-            for seat, data in zip(seats, requests, strict=True)
-        ]
-        return [
-            None if seat.dead else seat.notice_answer(name, data, limit_ns, s)
-            for seat, data, s in zip(seats, requests, sent, strict=True)
-        ]
+        """Send a notice to each living seat, both at once (each request on the wire before
+        either answer is read): each seat's outcome, None, a ``Fault`` or ``ARENA_CLOSED``
+        (None for a seat found dead, which has no calls to make: see ``_Seat``)."""
+        s0, s1 = self.seats
+        if s0.dead or s1.dead:
+            return [
+                None if seat.dead else await seat.notice(name, data, limit_ns)
+                for seat, data in zip(self.seats, requests, strict=True)
+            ]
+        return list(
+            await asyncio.gather(
+                s0.notice(name, requests[0], limit_ns), s1.notice(name, requests[1], limit_ns)
+            )
+        )
 
-    def _notify_start(self) -> Ending | None:
+    async def _notify_start(self) -> Ending | None:
         s0, s1 = self.seats
         told = (s1.name, s0.name) if self.reveal_opponents else ("", "")
-        return self._notify(
+        return await self._notify(
             "StartMatch",
             (
                 start_match_request(
@@ -701,15 +687,15 @@ class _Referee:
             ),
         )
 
-    def _notify_end_hand(self) -> Ending | None:
+    async def _notify_end_hand(self) -> Ending | None:
         result = self.match.hand_results[-1]
         if self.on_hand is not None:
             self.on_hand(result)
-        return self._notify(
+        return await self._notify(
             "EndHand", end_hand_requests(self.match_id, result), decided=self.match.is_over
         )
 
-    def _send_end_match(self, ended: Ending) -> None:
+    async def _send_end_match(self, ended: Ending) -> None:
         """Tell the living bots how the match ended; their answers are not judged."""
         winner, termination, detail = ended
         m = self.match
@@ -723,20 +709,16 @@ class _Referee:
             if not seat.dead
         }
         # A courtesy: the result is already decided, whatever the bot answers.
-        self.send_end_matches(requests, limit_ns)
+        await self.send_end_matches(requests, limit_ns)
 
-    def send_end_matches(self, requests: dict[int, bytes], limit_ns: int) -> None:
+    async def send_end_matches(self, requests: dict[int, bytes], limit_ns: int) -> None:
         """EndMatch to the seats of ``requests``, both at once as ``send_notices`` does, then
         both sessions closed together."""
         seats = [self.seats[i] for i in requests]
-        sent = [seat.notice_send("EndMatch", requests[seat.index], limit_ns) for seat in seats]
-        for seat, s in zip(seats, sent, strict=True):
-            seat.end_match_answer(requests[seat.index], limit_ns, s)
-        for seat in seats:
-            if seat.session is not None:
-                seat.session.end_requests()
-        for seat in seats:
-            seat.close_session()
+        await asyncio.gather(
+            *(seat.end_match_answer(requests[seat.index], limit_ns) for seat in seats)
+        )
+        await asyncio.gather(*(seat.close_session() for seat in seats))
 
     # -- the result -----------------------------------------------------------------------
 
@@ -791,16 +773,17 @@ def play_match(
     set by another thread, ends the match before its next decision as ``ABORTED``;
     ``on_hand`` is called with each hand's result as it is scored (for progress displays).
     A seat whose bot serves ``PlaySession`` plays over one stream unless ``sessions`` is False
-    (``arena.referee.session``), the other over the unary RPCs. The match is played in the
-    caller's thread.
-    Safe to run in many threads at once: a match shares nothing with another.
+    (``arena.referee.session``), the other over the unary RPCs. The match is played on the
+    process's referee loop (one thread, ``grpc.aio``, every match of the process on it) while
+    the caller waits; ``on_hand`` is called on that loop's thread.
+    Safe to call from many threads at once: a match shares nothing with another.
     With ``reveal_opponents`` False, ``StartMatchRequest.opponent`` is empty: in rated play a
     bot that knows whom it plays can throw its matches to a friend (docs/protocol.md)."""
     referee = _Referee(
         bots, seed, rules, clock, policy, match_id or new_match_id(), stop, on_hand, sessions,
         reveal_opponents,
     )
-    return referee.run()
+    return run(referee.run())
 
 
 def unplayed_result(

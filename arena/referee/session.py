@@ -10,19 +10,25 @@ referee waits for the current one up to the decision's deadline on its own clock
 does not come in time is a timeout; an answer of another kind or a future seq is malformed; a
 ``SessionError`` is the error status it names; the stream ending is a crash. A bot that
 advertises the RPC but answers UNIMPLEMENTED on the first request is played over the unary RPCs
-instead. ``Session`` below is on grpcio's public API alone.
+instead. ``Session`` below is on grpcio's public API alone (``grpc.aio``).
+
+Every match of a process plays on one event loop (``referee_loop``, a daemon thread started on
+first use): a seat's session is written and read by the match's own task, with no thread
+between, and the K matches of a tournament share the loop and its wake-ups. ``play_match``
+stays a blocking call (``run``); what is blocking and rare (a unary call to a bot without a
+session, a health check) runs in a worker thread (``in_thread``).
 """
 
 from __future__ import annotations
 
-import heapq
-import itertools
+import asyncio
+import contextlib
 import os
-import queue
 import threading
 import weakref
-from time import monotonic
-from typing import Any
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import descriptor_pb2
@@ -30,6 +36,9 @@ from google.protobuf.message import DecodeError
 
 from arena.bot_protocol.messages import SERVICE_NAME
 from arena.rules.decisions import Decision
+from arena.runtime.channel import CHANNEL_OPTIONS
+
+T = TypeVar("T")
 
 __all__ = [
     "CLOSE_WAIT_S",
@@ -38,8 +47,11 @@ __all__ = [
     "Session",
     "SessionBroken",
     "frame",
+    "in_thread",
     "open_session",
     "read_answer",
+    "referee_loop",
+    "run",
     "serves_session",
 ]
 
@@ -99,191 +111,181 @@ _TIMED_OUT = Answer()
 _TIMED_OUT.timed_out = True
 
 
-class _Deadlines:
-    """The process's deadline keeper: one thread and a heap of (time, entry number, session),
-    at most one live entry per session.
+# -- the referee's loop -------------------------------------------------------------------------
 
-    A request sets its session's deadline. When the session's entry comes no later, it stays,
-    and when it comes due before the request's deadline it is put back for that deadline: so
-    requests made in order with the same time limit push nothing and never wake the thread,
-    and the heap holds about one entry per open session however long the limits."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        """Held to set a deadline and to read or clear a session's pending token."""
-        self._cond = threading.Condition(self.lock)
-        self._heap: list[tuple[float, int, Session]] = []
-        self._entries = itertools.count(1)
-        self._wake_at = float("inf")
-        self._thread: threading.Thread | None = None
-
-    def arm(self, session: Session, token: int, deadline: float) -> None:
-        """``session``'s request ``token`` is due by ``deadline``. Called with ``lock`` held."""
-        session._pending = token
-        session._deadline = deadline
-        at = session._entry_at
-        if at is not None and at <= deadline:
-            return
-        self._push(session, deadline)
-
-    def _push(self, session: Session, at: float) -> None:
-        entry = next(self._entries)
-        session._entry = entry
-        session._entry_at = at
-        heapq.heappush(self._heap, (at, entry, session))
-        if at < self._wake_at:
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="arena-deadlines", daemon=True
-                )
-                self._thread.start()
-            self._cond.notify()
-
-    def _run(self) -> None:
-        heap = self._heap
-        cond = self._cond
-        while True:
-            late: list[Any] = []
-            with cond:
-                now = monotonic()
-                while heap:
-                    at, entry, session = heap[0]
-                    if entry != session._entry:
-                        heapq.heappop(heap)  # superseded by an earlier one
-                        continue
-                    if at > now:
-                        break
-                    heapq.heappop(heap)
-                    session._entry = 0
-                    session._entry_at = None
-                    if not session._pending:
-                        continue
-                    if session._deadline <= now:
-                        session._expired = session._pending
-                        session._pending = 0
-                        late.append(session._call)  # that call, not one opened after it
-                    else:  # due later than the entry was: put it back for then
-                        self._push(session, session._deadline)
-                if not late:
-                    self._wake_at = heap[0][0] if heap else float("inf")
-                    cond.wait(None if not heap else self._wake_at - now)
-                    continue
-            for call in late:
-                if call is not None:
-                    call.cancel()
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_thread: threading.Thread | None = None
+_loop_lock = threading.Lock()
+_threads: ThreadPoolExecutor | None = None
 
 
-_deadlines = _Deadlines()
-_CLOSING = -1
-"""The pending token of a session being closed (a request's token is its ``seq``)."""
+def referee_loop() -> asyncio.AbstractEventLoop:
+    """The process's referee loop, started on first use in a daemon thread: every match of the
+    process plays on it, its bots' sessions on ``grpc.aio``."""
+    global _loop, _loop_thread
+    with _loop_lock:
+        if _loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=loop.run_forever, name="arena-referee-loop", daemon=True
+            )
+            thread.start()
+            _loop, _loop_thread = loop, thread
+        return _loop
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on the referee loop and wait for its result in this thread (which must not
+    be the loop's own). A caller interrupted while waiting cancels it."""
+    loop = referee_loop()
+    if threading.current_thread() is _loop_thread:
+        coro.close()
+        raise RuntimeError("a match cannot be played from inside the referee's loop")
+    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()
+        raise
+
+
+async def in_thread(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a worker thread, awaited: the blocking calls a match makes rarely (a
+    unary RPC to a bot without a session, a health check, waiting for a dead bot to be reaped),
+    so that the other matches on the loop go on. Its own pool, as large as the matches need: a
+    call never queues behind another (the clock of a unary call starts in the worker)."""
+    global _threads
+    if _threads is None:
+        _threads = ThreadPoolExecutor(max_workers=256, thread_name_prefix="arena-referee-call")
+    return await asyncio.get_running_loop().run_in_executor(_threads, fn, *args)
 
 
 def _after_fork() -> None:
-    """A forked child has none of its parent's threads: it keeps its own deadlines."""
-    global _deadlines
-    _deadlines = _Deadlines()
+    """A forked child has none of its parent's threads: it starts its own loop when it needs
+    one, with channels of its own."""
+    global _loop, _loop_thread, _threads, _loop_lock, _channels
+    _loop, _loop_thread, _threads = None, None, None
+    _loop_lock = threading.Lock()
+    _channels = weakref.WeakKeyDictionary()
 
 
 os.register_at_fork(after_in_child=_after_fork)
 
+# -- channels ---------------------------------------------------------------------------------
+
+_SESSION_OPTIONS = (*CHANNEL_OPTIONS, ("grpc.enable_retries", 0))
+"""The runtime's channel options, and no retries: the referee judges every failure itself (no
+request is sent twice behind its back), and grpc's retry filter holds no copy of each message."""
+
+_channels: weakref.WeakKeyDictionary[Any, grpc.aio.Channel] = weakref.WeakKeyDictionary()
+"""The ``grpc.aio`` channel of each bot connection's channel, made and used on the loop only;
+closed once the connection's own channel is gone."""
+
+
+def _aio_channel(channel: grpc.Channel, target: str) -> grpc.aio.Channel:
+    aio = _channels.get(channel)
+    if aio is None:
+        aio = grpc.aio.insecure_channel(target, options=_SESSION_OPTIONS)
+        _channels[channel] = aio
+        weakref.finalize(channel, _close_later, asyncio.get_running_loop(), aio)
+    return aio
+
+
+def _close_later(loop: asyncio.AbstractEventLoop, channel: grpc.aio.Channel) -> None:
+    if not loop.is_closed():
+        with contextlib.suppress(RuntimeError):  # the loop stopped meanwhile
+            loop.call_soon_threadsafe(lambda: loop.create_task(channel.close()))
+
+
+# -- one seat's session -----------------------------------------------------------------------
+
 
 class Session:
-    """One seat's open stream for one match, on grpcio's public API (``stream_stream``).
+    """One seat's stream for one match, on ``grpc.aio`` (``stream_stream``), used on the
+    referee loop by the match's own task.
 
-    A request is put on the stream's request queue (grpcio's request thread writes it) and its
-    answer read in the match's own thread (``next`` on the call), with no reader thread
-    between. A request whose answer has not come by its deadline is a timeout: the deadline
-    keeper (one thread per process) cancels that stream, its late answer is never read, and the
-    seat's next request goes out on a new stream to the same bot. Used by the match's thread
-    only (the deadline thread only cancels its call)."""
+    A request is written and its answer read in that task: no thread between. One timer serves
+    all of a session's deadlines: a request whose deadline is no earlier than the timer's keeps
+    it, and the timer, when it fires before the pending request's deadline, is set again for it.
+    So a decision answered in time costs no timer of its own, and one whose answer does not
+    come by its deadline is a timeout exactly then: the timer cancels that stream, its late
+    answer is never read, and the seat's next request goes out on a new stream to the same
+    bot."""
 
     __slots__ = (
-        "_broken",
         "_call",
         "_channel",
         "_deadline",
-        "_entry",
-        "_entry_at",
         "_expired",
+        "_loop",
         "_pending",
-        "_requests",
         "_seq",
+        "_timer",
+        "_timer_at",
         "started",
     )
 
-    def __init__(self, channel: grpc.Channel) -> None:
+    def __init__(self, channel: grpc.aio.Channel) -> None:
         self._channel = channel
+        self._loop = asyncio.get_running_loop()
+        self._call: Any = None
         self._seq = 0
         self._pending = 0
-        """The token of what waits for an answer: a request's ``seq``, or ``_CLOSING`` (0:
-        nothing); the deadline thread moves it to ``_expired`` when it cancels the call."""
+        """The seq of the request waiting for its answer (0: none); the timer moves it to
+        ``_expired`` when it cancels the stream."""
         self._expired = 0
         self._deadline = 0.0
-        """When the pending request's answer is due (``monotonic``)."""
-        self._entry = 0
-        self._entry_at: float | None = None
-        """The session's live entry in the deadline keeper's heap (0, None: none)."""
+        """When the pending request's answer is due (the loop's clock)."""
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
         self.started = False
         """True once the bot has answered the first request: from then on it serves sessions."""
-        self._broken: SessionBroken | None = None
-        """Why the last request could not be sent (the channel closed), told by ``receive``."""
-        self._requests: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._call: Any = self._new_call()  # raises ValueError on a closed channel
 
-    def _new_call(self) -> Any:
-        # Bytes both ways: the referee frames its cached request bytes, and parses the answers
-        # itself, so that a body that does not parse is a malformed answer.
-        self._requests = queue.SimpleQueue()
-        return self._channel.stream_stream(PATH, _registered_method=True)(
-            _requests(self._requests)
-        )
-
-    def ask(self, kind: Decision | str, data: bytes, timeout: float, pb: Any) -> Answer:
-        """Send one request and wait for its answer up to ``timeout`` seconds (then a timed-out
-        answer, the stream cancelled). Raises ``SessionBroken`` when the stream ends."""
-        return self.receive(kind, self.send(kind, data, timeout), pb)
-
-    def send(self, kind: Decision | str, data: bytes, timeout: float) -> int:
-        """Put one request (``data``: the serialized request of the unary RPC) on the stream,
-        due within ``timeout`` seconds; its number, for ``receive``."""
+    async def ask(self, kind: Decision | str, data: bytes, timeout: float, pb: Any) -> Answer:
+        """Send one request (``data``: the serialized request of the unary RPC) and wait for
+        its answer up to ``timeout`` seconds (then a timed-out answer, the stream cancelled).
+        Raises ``SessionBroken`` when the stream ends."""
         self._seq += 1
         seq = self._seq
-        if self._call is None:
-            try:
-                self._call = self._new_call()
-            except ValueError as exc:  # grpc: the channel is closed
-                self._broken = SessionBroken(grpc.StatusCode.CANCELLED, str(exc))
-                return seq
-        self._requests.put(frame(kind, seq, data))
-        deadlines = _deadlines
-        with deadlines.lock:
-            deadlines.arm(self, seq, monotonic() + timeout)
-        return seq
-
-    def receive(self, kind: Decision | str, seq: int, pb: Any) -> Answer:
-        """The answer to request ``seq`` (sent by ``send``), or a timed-out answer. Raises
-        ``SessionBroken`` when the stream ends."""
-        broken = self._broken
-        if broken is not None:
-            self._broken = None
-            raise broken
         call = self._call
+        if call is None:
+            try:
+                call = self._call = self._channel.stream_stream(PATH)()
+            except Exception as exc:  # the channel is closed
+                raise SessionBroken(grpc.StatusCode.CANCELLED, str(exc)) from None
+        loop = self._loop
+        deadline = loop.time() + timeout
+        self._pending = seq
+        self._deadline = deadline
+        timer = self._timer
+        if timer is None or self._timer_at > deadline:
+            if timer is not None:
+                timer.cancel()
+            self._timer_at = deadline
+            self._timer = loop.call_at(deadline, self._on_timer)
         try:
-            raw = next(call)
-        except StopIteration:
+            try:  # noqa: SIM105 - the hot path: no context manager a request
+                await call.write(frame(kind, seq, data))
+            except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
+                pass  # the stream has ended: reading it says how
+            raw = await call.read()
+        except asyncio.CancelledError:
+            if self._expired != seq:
+                raise  # not the deadline: the match itself was cancelled
             raw = None
-        except grpc.RpcError as exc:
-            raw = exc
+        except grpc.aio.AioRpcError as exc:
+            if self._expired != seq:
+                self._finish()
+                raise SessionBroken(exc.code(), exc.details() or "") from None
+            raw = None
         finally:
-            with _deadlines.lock:
-                timed_out = self._expired == seq
-                self._pending = 0
-        if timed_out:
+            self._pending = 0
+        if self._expired == seq:
             self._finish()
             return _TIMED_OUT
-        if type(raw) is not bytes:  # the stream ended: its status says how
+        if raw is grpc.aio.EOF:  # ended by the bot with status OK
             self._finish()
-            raise _broken(raw)
+            raise SessionBroken(None, "the bot ended the session")
         answer = read_answer(raw, seq, FIELDS[kind][0], pb)
         if answer is None:  # an earlier seq: no answer is late on this stream, so it is misnumbered
             answer = Answer()
@@ -291,46 +293,64 @@ class Session:
         self.started = True
         return answer
 
+    def _on_timer(self) -> None:
+        """The session's timer: the pending request's deadline has come (a timeout), or it is
+        later than the timer was set for (set it again for then)."""
+        self._timer = None
+        seq = self._pending
+        if not seq:
+            return
+        if self._deadline <= self._timer_at:
+            self._expired = seq
+            self._pending = 0
+            if self._call is not None:
+                self._call.cancel()
+        else:
+            self._timer_at = self._deadline
+            self._timer = self._loop.call_at(self._deadline, self._on_timer)
+
     def _finish(self) -> None:
-        """Cancel the stream (a no-op once it has ended) and let its request thread go."""
+        """Cancel the stream (a no-op once it has ended); the next request opens a new one."""
         call = self._call
         self._call = None
-        self._requests.put(None)
         if call is not None:
             call.cancel()
 
-    def end_requests(self) -> None:
-        """End the request stream (the bot's handler returns); ``close`` waits for that."""
-        if self._call is not None:
-            self._requests.put(None)
-
-    def close(self) -> None:
+    async def close(self) -> None:
         """End the request stream and wait up to ``CLOSE_WAIT_S`` for the bot to end its side
-        (then cancel it)."""
+        (then cancel it); an answer after EndMatch's is nobody's and passed over."""
+        self._stop_timer()
         call = self._call
         if call is None:
             return
-        self._requests.put(None)
-        with _deadlines.lock:
-            _deadlines.arm(self, _CLOSING, monotonic() + CLOSE_WAIT_S)
         try:
-            for _ in call:  # an answer after EndMatch's is nobody's: passed over
-                pass
-        except grpc.RpcError:
+            async with asyncio.timeout(CLOSE_WAIT_S):
+                await call.done_writing()
+                while await call.read() is not grpc.aio.EOF:
+                    pass
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, TimeoutError):
             pass
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
         finally:
-            with _deadlines.lock:
-                self._pending = 0
             self._finish()
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def cancel(self) -> None:
-        if self._call is not None:
-            self._finish()
+        self._stop_timer()
+        self._finish()
 
 
-def open_session(channel: grpc.Channel) -> Session:
-    """A session on ``channel``. Raises ValueError when the channel is closed."""
-    return Session(channel)
+def open_session(channel: grpc.Channel, target: str) -> Session:
+    """A session to the bot at ``target`` (reached by the connection's ``channel``), on the
+    referee loop (called there)."""
+    return Session(_aio_channel(channel, target))
 
 
 def read_answer(raw: bytes, seq: int, field: str, pb: Any) -> Answer | None:
@@ -373,26 +393,6 @@ def frame(kind: Decision | str, seq: int, data: bytes) -> bytes:
         _VARINTS[n] if n < 16384 else _varint(n),
         data,
     ))
-
-
-def _requests(requests: queue.SimpleQueue[bytes | None]) -> Any:
-    get = requests.get
-    while True:
-        item = get()
-        if item is None:
-            return
-        yield item
-
-
-def _broken(raw: Any) -> SessionBroken:
-    if raw is None:
-        return SessionBroken(None, "the bot ended the session")
-    if isinstance(raw, grpc.Call):
-        code = raw.code()
-        if code is grpc.StatusCode.OK:
-            return SessionBroken(None, "the bot ended the session")
-        return SessionBroken(code, raw.details() or "")
-    return SessionBroken(None, f"{type(raw).__name__}: {raw}")
 
 
 # -- is it served? ---------------------------------------------------------------------------

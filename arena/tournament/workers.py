@@ -56,6 +56,11 @@ class SeatBot:
     def channel(self) -> grpc.Channel:
         return self._bot.channel
 
+    @property
+    def target(self) -> str | None:
+        """The bot's gRPC target, where the referee opens its sessions (``grpc.aio``)."""
+        return getattr(self._bot, "target", None)
+
     def alive(self) -> bool:
         return bool(self._bot.alive())
 
