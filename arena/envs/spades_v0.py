@@ -237,7 +237,7 @@ class _GuardedEnv(raw_env):
         agent = self.agent_selection
         dead = self.terminations[agent] or self.truncations[agent]
         if not (action is None and dead) and not (
-            (action.__class__ is int and 0 <= action < ids.NUM_ACTIONS)  # type: ignore[operator]
+            (action.__class__ is int and 0 <= action < ids.NUM_ACTIONS)
             or self.action_spaces[agent].contains(action)
         ):
             raise AssertionError(
@@ -275,13 +275,13 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return AttributeError(f"{name} cannot be accessed before reset")
 
     @property
-    def agent_selection(self) -> str:  # type: ignore[override]
+    def agent_selection(self) -> str:
         if not self._has_reset:
             raise self._unreset("agent_selection")
         return self.env.agent_selection
 
     @property
-    def agents(self) -> list[str]:  # type: ignore[override]
+    def agents(self) -> list[str]:
         if not self._has_reset:
             raise self._unreset("agents")
         return self.env.agents
@@ -328,7 +328,7 @@ def _legal_mask(m: Match, picked: tuple[int, ...]) -> np.ndarray:
             mask[ids.NUM_CARDS :] = 0
             mask[: ids.NUM_CARDS] = encoding._mask_bits(m.legal_mask)
         return mask
-    constant = _MASKS.get(decision)  # type: ignore[call-overload]
+    constant = _MASKS.get(decision)
     if constant is not None:
         return constant.copy()
     mask = np.zeros(ids.NUM_ACTIONS, np.int8)
