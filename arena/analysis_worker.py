@@ -52,7 +52,7 @@ def lower_priority() -> str:
     says which way it did."""
     os.nice(19 - os.nice(0))
     try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
         return "SCHED_IDLE"
     except (AttributeError, OSError):
         return "nice 19"
@@ -62,9 +62,9 @@ def _idle(on: bool) -> None:
     """SCHED_IDLE while searching; plain nice 19 while writing to the database, so that the
     worker is never preempted for long while it holds the database's write lock (the referee's
     writes would wait on an idle-priority process: priority inversion)."""
-    policy = os.SCHED_IDLE if on else os.SCHED_OTHER  # type: ignore[attr-defined]
+    policy = os.SCHED_IDLE if on else os.SCHED_OTHER
     with contextlib.suppress(AttributeError, OSError):
-        os.sched_setscheduler(0, policy, os.sched_param(0))  # type: ignore[attr-defined]
+        os.sched_setscheduler(0, policy, os.sched_param(0))
 
 
 def _end_with_parent() -> None:

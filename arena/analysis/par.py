@@ -35,6 +35,7 @@ import enum
 import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 from arena.analysis.position import Position
 from arena.analysis.solver import (
@@ -209,6 +210,7 @@ def analyse_match(
                 start = (hand, p.bids, p.double_nil, max_tricks(p, tricks), par0)
             if not m.is_legal(action):
                 m.apply(action)  # raises the engine's error, which names the rule broken
+            card = cast(int, action)  # a legal play is a card
             solution = solve(p, search)
             plays.append(
                 PlayAnalysis(
@@ -216,11 +218,11 @@ def analyse_match(
                     hand_number=hand,
                     trick=sum(p.tricks_won) + 1,
                     seat=p.to_act,
-                    card=action,
+                    card=card,
                     par=solution.value,
-                    value=solution.card_values[action],
+                    value=solution.card_values[card],
                     best=solution.best,
-                    trick_loss=trick_loss(p, action, tricks),
+                    trick_loss=trick_loss(p, card, tricks),
                     low=min(solution.card_values.values()),
                     substituted=step in substituted,
                 )

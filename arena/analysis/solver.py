@@ -61,7 +61,7 @@ def new_search(payoff: Sequence[int], *, python: bool = False) -> SearchLike:
     """A search under ``payoff``: the C one where built, unless ``python``."""
     if python or C_SEARCH is None:
         return PythonSearch(payoff)
-    return C_SEARCH(payoff)  # type: ignore[no-any-return]
+    return C_SEARCH(payoff)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from google.protobuf.message import Message
 
@@ -76,7 +76,7 @@ class MalformedAnswerError(MalformedMessageError):
 # -- cards -----------------------------------------------------------------------------------
 
 _PB_CARDS: tuple[pb.Card, ...] = tuple(
-    pb.Card(suit=c // 13 + 1, rank=c % 13 + 2) for c in range(52)
+    pb.Card(suit=cast(pb.Suit, c // 13 + 1), rank=cast(pb.Rank, c % 13 + 2)) for c in range(52)
 )
 """Protocol card of each engine card. Engine suits 0..3 are enum values 1..4 (0 is
 UNSPECIFIED); ranks 2..14 are the enum values themselves."""
@@ -84,7 +84,7 @@ UNSPECIFIED); ranks 2..14 are the enum values themselves."""
 
 def card_to_pb(card: int) -> pb.Card:
     """The protocol card of an engine card (0..51), a new message."""
-    return pb.Card(suit=card // 13 + 1, rank=card % 13 + 2)
+    return pb.Card(suit=cast(pb.Suit, card // 13 + 1), rank=cast(pb.Rank, card % 13 + 2))
 
 
 def card_from_pb(card: pb.Card, what: str = "card") -> int:
@@ -432,7 +432,7 @@ def build_request(
     elif decision is Decision.DRAW:
         req = pb.DrawRequest(match_id=match_id)
     elif decision is Decision.BID:
-        req = pb.BidRequest(match_id=match_id, legal_bids=legal)
+        req = pb.BidRequest(match_id=match_id, legal_bids=cast("Sequence[int]", legal))
     elif decision is Decision.DOUBLE_NIL:
         req = pb.DecideDoubleNilRequest(match_id=match_id)
     elif decision is Decision.EXCHANGE:
@@ -441,7 +441,7 @@ def build_request(
         raise ValueError(f"not a decision: {decision!r}")
     _fill_info(req.info, obs)
     _fill_clock(req.clock, clock)
-    return req  # type: ignore[no-any-return]
+    return req
 
 
 def _choice(value: int, enum: Any, yes: int, no: int, field: str, rule: str) -> bool:
@@ -541,10 +541,11 @@ def end_hand_request(match_id: str, seat: int, result: HandResult) -> pb.EndHand
     return req
 
 
-def termination_to_pb(termination: Any) -> int:
+def termination_to_pb(termination: Any) -> pb.Termination:
     """The protocol value of a termination: the engine's (arena.rules.outcome.Termination) or
     the referee's (arena.referee.record.Termination); both name their values the same way."""
-    return int(pb.Termination.Value("TERMINATION_" + str(termination.value).upper()))
+    name = "TERMINATION_" + str(termination.value).upper()
+    return cast(pb.Termination, pb.Termination.Value(name))
 
 
 def termination_from_pb(value: int) -> str:

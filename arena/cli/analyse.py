@@ -89,7 +89,7 @@ def analyse(
 def _stored(store: Any, match_id: str) -> MatchAnalysis:
     """The stored analysis (made and stored now if there is none of the current solver)."""
     try:
-        return store.analysis_for(match_id)  # type: ignore[no-any-return]
+        return store.analysis_for(match_id)
     except (RulesError, ValueError) as exc:
         raise ArenaError(f"cannot analyse match {match_id}: {exc}") from None
 

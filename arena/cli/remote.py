@@ -246,7 +246,7 @@ class RemoteArena:
 
 
 def _state_name(state: int) -> str:
-    return pb.TournamentState.Name(state).removeprefix("TOURNAMENT_STATE_").lower()  # type: ignore[arg-type]
+    return pb.TournamentState.Name(state).removeprefix("TOURNAMENT_STATE_").lower()
 
 
 def follow(client: ArenaClient, started: Any, as_json: bool) -> TournamentReport:

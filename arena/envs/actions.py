@@ -17,7 +17,7 @@ sequence of actions, so the space stays 71 actions rather than the 378 subsets o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from arena.rules import Action, Decision, Match, card_name, cards_of
 from arena.rules.match import MAX_BID, MAX_EXCHANGE
@@ -123,7 +123,7 @@ def to_engine(
         raise IllegalEnvActionError(
             f"action {action_id!r} is not legal in a {decision.value if decision else 'finished'}"
             f" decision; legal: {', '.join(describe(a) for a in legal) or 'none'}"
-            f" ({_RULE_OF.get(decision, 'R-6')})"
+            f" ({_RULE_OF.get(decision, 'R-6') if decision else 'R-6'})"
         )
     decision = match.decision
     if decision is Decision.PLAY:
@@ -146,11 +146,11 @@ def from_engine(decision: Decision, action: Action) -> list[int]:
     """The action ids that make up an engine action (an exchange is its cards then the end,
     unless it puts aside three)."""
     if decision is Decision.PLAY:
-        return [int(action)]
+        return [cast(int, action)]
     if decision is Decision.DRAW:
         return [KEEP if action else REJECT]
     if decision is Decision.BID:
-        return [BID_BASE + int(action)]
+        return [BID_BASE + cast(int, action)]
     if decision is Decision.DOUBLE_NIL:
         return [DOUBLE_NIL if action else NO_DOUBLE_NIL]
     cards = sorted(action)  # type: ignore[arg-type]

@@ -227,7 +227,7 @@ def _c_layout_matches(layout: tuple[int, ...]) -> bool:
 try:
     from arena.envs import _obs
 except ImportError:  # not built (no compiler at install): the reference serves
-    _obs = None  # type: ignore[assignment]
+    _obs = None
 C_ENCODER = _obs is not None and _c_layout_matches(_obs.LAYOUT)
 """Whether ``encode_match`` runs in C (``arena/envs/_obs.c``); else it is ``encode_match_py``."""
 _DECISION_NUMBER: dict[Decision | None, int] = {None: -1, **_DECISION_INDEX}

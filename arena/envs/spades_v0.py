@@ -340,13 +340,13 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return AttributeError(f"{name} cannot be accessed before reset")
 
     @property
-    def agent_selection(self) -> str:  # type: ignore[override]
+    def agent_selection(self) -> str:
         if not self._has_reset:
             raise self._unreset("agent_selection")
         return self.env.agent_selection
 
     @property
-    def agents(self) -> list[str]:  # type: ignore[override]
+    def agents(self) -> list[str]:
         if not self._has_reset:
             raise self._unreset("agents")
         return self.env.agents
@@ -419,7 +419,7 @@ def _legal_mask(m: Match, picked: tuple[int, ...]) -> np.ndarray:
             mask[ids.NUM_CARDS :] = 0
             mask[: ids.NUM_CARDS] = encoding._mask_bits(m.legal_mask)
         return mask
-    constant = _MASKS.get(decision)  # type: ignore[call-overload]
+    constant = _MASKS.get(decision)
     if constant is not None:
         return constant.copy()
     mask = np.zeros(ids.NUM_ACTIONS, np.int8)

@@ -73,7 +73,7 @@ class Lease:
 
     @property
     def channel(self) -> grpc.Channel:
-        return self._proc.bot.channel  # type: ignore[no-any-return]
+        return self._proc.bot.channel
 
     @property
     def target(self) -> str | None:

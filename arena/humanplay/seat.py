@@ -59,7 +59,7 @@ class _Pending:
         self.done = threading.Event()
 
 
-class HumanSeat(pb_grpc.BotServiceServicer):  # type: ignore[misc]
+class HumanSeat(pb_grpc.BotServiceServicer):
     """A seat for a person: ``name`` and ``channel`` make it a ``BotConnection``.
 
     ``start()`` serves the BotService on a loopback port; ``state()`` is what the page shows

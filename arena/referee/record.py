@@ -135,8 +135,8 @@ def encode_decisions(decisions: tuple[DecisionRecord, ...] | list[DecisionRecord
         action_bytes = bytes(actions)  # type: ignore[arg-type]
     except TypeError:  # an exchange's cards
         for cards in [a for a in actions if a.__class__ is tuple]:
-            exchanges.append(len(cards))  # type: ignore[arg-type]
-            exchanges.extend(cards)  # type: ignore[arg-type]
+            exchanges.append(len(cards))
+            exchanges.extend(cards)
         action_bytes = bytes([0 if a.__class__ is tuple else a for a in actions])  # type: ignore[misc]
     elapsed = [d.elapsed_us for d in decisions]
     try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from arena.errors import ArenaError
 from arena.referee.record import (
@@ -169,11 +169,11 @@ def hands_of(source: Source) -> list[HandStory]:
         elif d.decision is Decision.EXCHANGE:
             story.exchanged[d.seat] = len(d.action)  # type: ignore[arg-type]
         elif d.decision is Decision.BID:
-            story.bids.append((d.seat, int(d.action)))
+            story.bids.append((d.seat, cast(int, d.action)))
         elif d.decision is Decision.PLAY:
             if not story.tricks or len(story.tricks[-1]) == 2:
                 story.tricks.append([])
-            story.tricks[-1].append(PlayedCard(d.seat, int(d.action), d.elapsed_us, d.fault))
+            story.tricks[-1].append(PlayedCard(d.seat, cast(int, d.action), d.elapsed_us, d.fault))
     results = m.hand_results
     for story in stories:
         if story.number <= len(results):

@@ -330,7 +330,7 @@ extension was not built."""
 
 if _Encoder is not None:
 
-    class _CRequestEncoder(_Encoder):  # type: ignore[misc, valid-type]
+    class _CRequestEncoder(_Encoder):
         """Encodes the decision requests of one match in C. Not shared between threads."""
 
         __slots__ = ()

@@ -181,7 +181,7 @@ def link_problem(name: str, target: str, links: set[tuple[str, ...]]) -> str | N
 class _CappedReader(io.RawIOBase):
     """Reads the decompressed stream, failing once more than ``cap`` bytes came out of it."""
 
-    def __init__(self, stream: IO[bytes], cap: int) -> None:
+    def __init__(self, stream: IO[bytes] | gzip.GzipFile, cap: int) -> None:
         self._stream = stream
         self._left = cap
 

@@ -98,6 +98,6 @@ def tag_output() -> None:
     """Wrap ``sys.stdout`` and ``sys.stderr`` (once) so that lines written during a call are
     tagged with its match; ``serve`` calls it before it sets up logging."""
     if not isinstance(sys.stdout, TaggedStream):
-        sys.stdout = TaggedStream(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = TaggedStream(sys.stdout)
     if not isinstance(sys.stderr, TaggedStream):
-        sys.stderr = TaggedStream(sys.stderr)  # type: ignore[assignment]
+        sys.stderr = TaggedStream(sys.stderr)

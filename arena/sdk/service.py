@@ -103,7 +103,7 @@ def _as_cards(value: object, method: str) -> tuple[int, ...]:
     if value is None or isinstance(value, (int, str, bytes)):
         raise BotAnswerError(f"{method}() must return a collection of cards, got {value!r}")
     try:
-        items = tuple(value)  # type: ignore[call-overload]
+        items = tuple(value)
     except TypeError:
         raise BotAnswerError(
             f"{method}() must return a collection of cards, got {value!r}"

@@ -80,7 +80,7 @@ class TokenAuthInterceptor(aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler | None:
         handler = await continuation(handler_call_details)
-        method: str = handler_call_details.method  # type: ignore[attr-defined]
+        method: str = handler_call_details.method
         if handler is None or not method.startswith(SERVICE_PREFIX):
             return handler
         name = method[len(SERVICE_PREFIX) :]
@@ -110,7 +110,7 @@ class TokenAuthInterceptor(aio.ServerInterceptor):
                 grpc.StatusCode.UNAUTHENTICATED,
                 "unknown token: it was never issued by this arena (check --token / ARENA_TOKEN)",
             )
-        return caller  # type: ignore[no-any-return]
+        return caller
 
 
 def _wrap(

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
@@ -116,7 +116,7 @@ class ArenaClient:
         rules: bot_pb2.RuleSet | None = None,
         time_bank_ms: int = 0,
         max_faults: int = 0,
-        deals: pb.DealMode.ValueType = pb.DEAL_MODE_UNSPECIFIED,
+        deals: pb.DealMode = pb.DEAL_MODE_UNSPECIFIED,
         reveal_opponents: bool = False,
         compare: pb.Comparison | None = None,
     ) -> pb.Tournament:
@@ -222,8 +222,8 @@ class ArenaClient:
             raise self._error(exc) from None
 
     def _error(self, exc: grpc.RpcError) -> RemoteError:
-        code: grpc.StatusCode = exc.code()  # type: ignore[attr-defined]
-        details: str = exc.details() or ""  # type: ignore[attr-defined]
+        code: grpc.StatusCode = exc.code()
+        details: str = exc.details() or ""
         if code == grpc.StatusCode.UNAVAILABLE:
             lowered = details.lower()
             if self._tls and "certificate_verify_failed" in lowered:
@@ -268,10 +268,10 @@ class ArenaClient:
         self.close()
 
 
-def policy_to_pb(policy: str | None) -> pb.FaultPolicy.ValueType:
+def policy_to_pb(policy: str | None) -> pb.FaultPolicy:
     if policy is None:
         return pb.FAULT_POLICY_UNSPECIFIED
     try:
-        return pb.FaultPolicy.Value("FAULT_POLICY_" + policy.upper())
+        return cast(pb.FaultPolicy, pb.FaultPolicy.Value("FAULT_POLICY_" + policy.upper()))
     except ValueError:
         raise ArenaError(f"unknown fault policy {policy!r}: use forfeit or substitute") from None

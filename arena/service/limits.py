@@ -149,7 +149,7 @@ class StreamLimitInterceptor(aio.ServerInterceptor):
         handler = await continuation(details)
         if handler is None:
             return None
-        method: str = details.method  # type: ignore[attr-defined]
+        method: str = details.method
         # SubmitBot's cap is the transport's (the archive cap, which the servicer checks).
         limit = None if method == SUBMIT_METHOD else self.limits.max_request_bytes
         parse = _checked_parser(handler.request_deserializer, limit)

@@ -21,9 +21,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, case, func, insert, or_, select, update
+from sqlalchemy import CursorResult, Table, bindparam, case, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -187,7 +187,7 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
                     placed_late.append(a)
                 else:
                     a.order = rating_order.tournament_order(a.game.tournament_id, a.game.ordinal)
-            table = Match.__table__
+            table = cast(Table, Match.__table__)
             conn = s.connection()
             pks = (
                 conn.execute(
@@ -215,14 +215,19 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
                 if a.game is not None and a.item.result.termination is not Termination.ABORTED
             }
             if marks:
-                done = s.execute(
-                    update(TournamentGame)
-                    .where(TournamentGame.id.in_(sorted(marks)), TournamentGame.match_id.is_(None))
-                    .values(
-                        match_id=case(marks, value=TournamentGame.id),
-                        status=GameStatus.DONE.value,
-                    )
-                    .execution_options(synchronize_session=False)
+                done = cast(
+                    CursorResult[Any],
+                    s.execute(
+                        update(TournamentGame)
+                        .where(
+                            TournamentGame.id.in_(sorted(marks)), TournamentGame.match_id.is_(None)
+                        )
+                        .values(
+                            match_id=case(marks, value=TournamentGame.id),
+                            status=GameStatus.DONE.value,
+                        )
+                        .execution_options(synchronize_session=False)
+                    ),
                 )
                 if done.rowcount != len(marks):
                     raise _GroupConflict(
@@ -233,17 +238,19 @@ class MatchesMixin(BotsMixin, TournamentsMixin, RatingsMixin):
                     self._finish_if_complete(s, tid)
 
             # Each tournament's (and the single matches') updates, in rating order.
-            first: dict[int | None, int] = {}
+            first: dict[int | None, int] = {}  # a tournament's (None: single matches')
             for a in accepted:
                 first[a.tournament_id] = min(first.get(a.tournament_id, a.order), a.order)
             applied: set[int] = set()
-            for tid in sorted(first, key=first.__getitem__):
-                applied.update(rating_order.apply_ready(s, self._rater, self.dialect, tid))
+            for t_id in sorted(first, key=first.__getitem__):
+                applied.update(rating_order.apply_ready(s, self._rater, self.dialect, t_id))
             for a in accepted:
                 after: tuple[RatingInfo, RatingInfo] | None = None
                 if a.pk in applied:
                     v0, v1 = a.item.seat_versions
-                    after = (rating_info(s.get(Rating, v0)), rating_info(s.get(Rating, v1)))
+                    r0, r1 = s.get(Rating, v0), s.get(Rating, v1)
+                    assert r0 is not None and r1 is not None  # applied: both are rated
+                    after = (rating_info(r0), rating_info(r1))
                 outcome[a.index] = RecordedMatch(
                     sequence=a.pk,
                     match_id=a.item.result.match_id,

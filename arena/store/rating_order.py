@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import func, select, text
+from sqlalchemy import ColumnElement, func, select, text
 from sqlalchemy.orm import Session, load_only
 
 from arena.ratings import Rater
@@ -99,7 +99,7 @@ def lock(s: Session, dialect: str) -> None:
 
 def _ready(s: Session, tournament_id: int | None) -> list[Match]:
     """Rated matches not yet applied whose turn has come, in rating order."""
-    where = [Match.rated.is_(True), Match.rating_applied.is_(False)]
+    where: list[ColumnElement[bool]] = [Match.rated.is_(True), Match.rating_applied.is_(False)]
     if tournament_id is None:
         where.append(Match.tournament_id.is_(None))
     else:
@@ -133,7 +133,8 @@ def apply_ready(s: Session, rater: Rater, dialect: str, tournament_id: int | Non
     for m in ready:
         m.rating_applied = True
     s.flush()
-    if stale or (ready and last is not None and ready[0].rating_order < last):
+    first = ready[0].rating_order if ready else None
+    if stale or (first is not None and last is not None and first < last):
         rebuild(s, rater, dialect)
         return [m.id for m in ready]
     versions = sorted({v for m in ready for v in (m.seat0_version_id, m.seat1_version_id)})

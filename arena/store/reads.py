@@ -144,7 +144,7 @@ class ReadsMixin(StoreCore):
         ids = list(version_ids)
         aborted = "aborted"
 
-        def side(seat: int):  # type: ignore[no-untyped-def]
+        def side(seat: int):
             me = Match.seat0_version_id if seat == 0 else Match.seat1_version_id
             opp = Match.seat1_version_id if seat == 0 else Match.seat0_version_id
             mine = Match.score0 if seat == 0 else Match.score1
@@ -289,6 +289,7 @@ class ReadsMixin(StoreCore):
                 .join(Bot, Bot.id == BotVersion.bot_id)
                 .where(Rating.matches >= min_matches, Bot.kind.in_(player_filter_kinds(players)))
             ).all()
+            rows = list(rows)
             shared = {
                 (name, label)
                 for name, label in s.execute(

@@ -17,7 +17,7 @@ the hand's score and bags (``HandResult``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from arena.referee.record import DecisionRecord, MatchResult
 from arena.referee.replay import _step
@@ -69,10 +69,10 @@ def _last(
     if kind is Decision.DOUBLE_NIL:
         out["text"] = "declares Double Nil" if d.action else "does not declare Double Nil"
     elif kind is Decision.BID:
-        out["text"] = f"bids {_bid_text(int(d.action))}"
+        out["text"] = f"bids {_bid_text(cast(int, d.action))}"
     elif kind is Decision.PLAY:
-        out["text"] = f"plays {card_name(int(d.action))}"
-        out["card"] = int(d.action)
+        out["text"] = f"plays {card_name(cast(int, d.action))}"
+        out["card"] = cast(int, d.action)
     elif kind is Decision.DRAW:
         looked, nxt = before.stock[0], before.stock[1]
         kept, dropped = (looked, nxt) if d.action else (nxt, looked)

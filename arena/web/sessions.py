@@ -78,7 +78,7 @@ class WebSessions:
         """The request's live session (blocking: reads the store), cached on the request."""
         cached = request.scope.get("arena.session", False)
         if cached is not False:
-            return cached  # type: ignore[no-any-return]
+            return cached
         session_id = request.cookies.get(SESSION_COOKIE)
         found = self.store.session(session_id) if session_id else None
         request.scope["arena.session"] = found
