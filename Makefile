@@ -10,7 +10,7 @@ CPP_BOT := sample_bots/cpp_lowest
 # Each step says what it does on one line, then does it quietly.
 # Two stamps: .runtime is the arena alone (what `make demo` and `make web` need), .installed adds
 # the dev tools and Ray (what the tests, the linters and the proto generator need).
-$(VENV)/.runtime: pyproject.toml setup.py arena/referee/_wire.c arena/analysis/_dd.c
+$(VENV)/.runtime: pyproject.toml setup.py arena/referee/_wire.c arena/analysis/_dd.c arena/envs/_obs.c
 	@echo "setup: creating the virtualenv $(VENV)"
 	@$(PYTHON) -m venv $(VENV)
 	@echo "setup: installing the arena's runtime into $(VENV) (pip install -e .; it builds the C extensions - the referee's request encoder, the double-dummy search, the environments' observation encoder - where a C compiler is found)"
@@ -81,6 +81,7 @@ bench: setup
 
 lint: setup
 	$(VENV)/bin/ruff check arena tests sample_bots proto
+	$(VENV)/bin/mypy arena/rules arena/referee arena/store
 	$(PY) proto/generate.py --check
 	proto/node_modules/.bin/buf lint proto
 

@@ -101,6 +101,12 @@ def new_match_id() -> str:
     return uuid.uuid4().hex
 
 
+def _no_health(*_: object, **__: object) -> None:
+    """The health check of a seat whose bot was dead before the match: never called (a dead
+    seat is asked nothing)."""
+    raise AssertionError("a dead seat's health was checked")
+
+
 class _Seat:
     """One seat's connection, clock and fault count for this match."""
 
@@ -135,19 +141,19 @@ class _Seat:
         self.wants_session = False
         self.rpcs = {decision: rpc.name for decision, rpc in RPCS.items()}
         self.parse = {decision: rpc.response_type.FromString for decision, rpc in RPCS.items()}
+        self.calls: dict[Decision, tuple[Any, Callable[[bytes], Any], str]] = {}
+        self.notices: dict[str, Any] = {}
+        self.health: Callable[..., Any] = _no_health
         if not self.is_alive():
             # A bot already dead (and perhaps already stopped, its channel closed: grpc crashes
             # the process when asked for a registered call on a closed channel) is not called.
             self.dead = True
-            self.calls = {}
-            self.notices = {}
-            self.health = None
             return
         channel: grpc.Channel = bot.channel
         # Requests go out serialized (so the clock runs from the call alone) and answers come
         # back as bytes: a body that does not parse is the bot's malformed answer, not a
         # gRPC-internal error.
-        self.calls: dict[Decision, tuple[Any, Callable[[bytes], Any], str]] = {
+        self.calls = {
             decision: (
                 channel.unary_unary(rpc.path, _registered_method=True),
                 rpc.response_type.FromString,

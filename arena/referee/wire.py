@@ -260,12 +260,12 @@ class PythonRequestEncoder:
         if stock_size:
             parts += (b"\x40", small[stock_size])
         if seats is not self._seats:  # a seat's facts changed: re-encode that seat's
-            kept = self._seats
+            before = self._seats
             self._seats = seats
             view0, view1 = seats
             self._seat_bytes = (
-                (self._seat_bytes[0] if view0 is kept[0] else _seat_entry(view0)),
-                (self._seat_bytes[1] if view1 is kept[1] else _seat_entry(view1)),
+                (self._seat_bytes[0] if view0 is before[0] else _seat_entry(view0)),
+                (self._seat_bytes[1] if view1 is before[1] else _seat_entry(view1)),
             )
         parts += self._seat_bytes
         if plays:
