@@ -331,6 +331,13 @@ class _Picked(Sequence[LadderEntrant]):
         return self._field[int(self._at[i])]
 
 
+def _top(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of ``k`` largest values (any of equal ones), without sorting them all."""
+    if len(values) <= k:
+        return np.arange(len(values))
+    return np.argpartition(-values, k - 1)[:k]
+
+
 def _waited(e: LadderEntrant, next_pair: int) -> int:
     return next_pair if e.last_pair < 0 else next_pair - e.last_pair - 1
 
@@ -423,27 +430,37 @@ class _Search:
 
     def best(self) -> list[tuple[int, int]]:
         m = len(self.free)
-        order_s2 = np.argsort(-self.s2, kind="stable")
-        head = set(order_s2[:HEAD].tolist())
+        # Which entrants make the head changes how much is scored, never the pairs found.
+        head = set(_top(self.s2, HEAD).tolist())
         if (self.r > 1.0).any():
-            head |= set(np.argsort(-self.r, kind="stable")[:HEAD].tolist())
+            head |= set(_top(self.r, HEAD).tolist())
         head_idx = np.array(sorted(head), dtype=np.int64)
         rest = np.ones(m, bool)
         rest[head_idx] = False
         s2_max, r_max = float(self.s2.max()), float(self.r.max())
-        everyone = np.arange(m)
-        # 1. The head against everyone, the most promising first.
+        by_mu = np.argsort(self.mu, kind="stable")
+        mu_sorted = self.mu[by_mu]
+        # 1. The head against everyone, the most promising first; once a priority is found,
+        # only against those close enough in mu for the bound to reach it.
         bound = self._g(self.s2[head_idx] + s2_max) * np.maximum(self.r[head_idx], r_max)
         for k in np.argsort(-bound, kind="stable"):
-            if bound[k] < self._threshold():
+            t = self._threshold()
+            if bound[k] < t:
                 break
             a = int(head_idx[k])
-            i = np.full(m, a)
-            self._consider(i, everyone, self._bare(i, everyone))
+            if t > 0.0:
+                reach = 2.0 * (self.b2 + self.s2[a] + s2_max) * math.log(float(bound[k]) / t)
+                w = math.sqrt(max(0.0, reach)) * (1.0 + 1e-9) + 1e-9
+                lo = np.searchsorted(mu_sorted, self.mu[a] - w, "left")
+                hi = np.searchsorted(mu_sorted, self.mu[a] + w, "right")
+                j = by_mu[lo:hi]
+            else:
+                j = by_mu
+            i = np.full(len(j), a)
+            self._consider(i, j, self._bare(i, j))
         # 2. The rest among themselves, each walking up the order of mu while its bound holds.
-        idx = everyone[rest]
+        idx = by_mu[rest[by_mu]]
         if len(idx) >= 2:
-            idx = idx[np.argsort(self.mu[idx], kind="stable")]
             s2_r, r_r = float(self.s2[idx].max()), float(self.r[idx].max())
             mu = self.mu[idx]
             base = self._g(self.s2[idx] + s2_r) * np.maximum(self.r[idx], r_r)
