@@ -100,7 +100,15 @@ def tournament_view(
     """A tournament as ``policy``'s viewer may see it, with the games of ``page`` (page,
     per page); all of them when None (the live update, which any page may need a row of)."""
     store = site.store
-    info, config, standings = tournament_standings(store, tid)
+    state = store.tournament_match_state(tid)
+    # A tournament over never changes: its standings (TrueSkill replayed over its matches, the
+    # page's main cost) are kept, keyed by what would change them.
+    final = state[0] in ("finished", "cancelled")
+    info, config, standings = site.cached(
+        ("tournament-standings", tid, state, store.effective_rating_config())
+        if final else (None,),
+        lambda: tournament_standings(store, tid),
+    )
     seed = shown_tournament_seed(info, config.seed)
     every_game = store.tournament_games(tid)
     number, per_page = page if page is not None else (1, max(1, len(every_game)))
