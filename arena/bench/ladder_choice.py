@@ -168,8 +168,9 @@ def measure(
         mm.choose(small, s_played, next_pair=s_next, rng=random.Random(seed), busy=s_busy)
         == _choose_by_rank(mm, small, s_played, s_next, random.Random(seed), s_busy)
     )
+    # A fresh matchmaker each time: the scan as it was, every pair's quality computed anew.
     old_ms = _time(
-        lambda: _choose_by_rank(mm, small, s_played, s_next, rng, s_busy), old_choices
+        lambda: _choose_by_rank(Matchmaker(), small, s_played, s_next, rng, s_busy), old_choices
     )
     new_small_ms = _time(
         lambda: mm.choose(small, s_played, next_pair=s_next, rng=rng, busy=s_busy), choices
