@@ -91,12 +91,15 @@ def _play_records(n: int, seed: int, max_hands: int) -> list[dict[str, Any]]:
     return out
 
 
-def generate(path: str, bots: int, matches: int, seed: int = 1) -> dict[str, Any]:
-    """Fill a new SQLite file with ``bots`` bots and ``matches`` rated matches."""
+def generate(
+    path: str, bots: int, matches: int, seed: int = 1, distinct: int = RECORDS
+) -> dict[str, Any]:
+    """Fill a new SQLite file with ``bots`` bots and ``matches`` rated matches (reusing
+    ``distinct`` records played here), each a game of a generated tournament."""
     if Path(path).exists():
         raise ArenaError(f"{path} exists: the benchmark generates a new database")
     t0 = time.perf_counter()
-    records = _play_records(RECORDS, seed, RECORD_MAX_HANDS)
+    records = _play_records(distinct, seed, RECORD_MAX_HANDS)
     store = Store.open(path)
     rater = Rater(store.rating_config)
     rng = random.Random(seed)
@@ -150,7 +153,7 @@ def generate(path: str, bots: int, matches: int, seed: int = 1) -> dict[str, Any
             ]
         tid, g, entrants = schedule.pop()
         a, b = entrants[g.seats[0]], entrants[g.seats[1]]
-        r = records[n % RECORDS]
+        r = records[n % distinct]
         games.append({
             "id": n, "tournament_id": tid, "ordinal": g.index, "pair_id": g.pair_id,
             "seed": g.seed, "seat0_version_id": a, "seat1_version_id": b, "status": "done",
@@ -206,7 +209,8 @@ def generate(path: str, bots: int, matches: int, seed: int = 1) -> dict[str, Any
     return {
         "bots": bots,
         "matches": matches,
-        "distinct_records": RECORDS,
+        "distinct_records": distinct,
+        "tournaments": made,
         "generate_s": round(time.perf_counter() - t0, 1),
         "db_mb": round(Path(path).stat().st_size / 2**20, 1),
     }
