@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,9 @@ def test_live_viewers_get_every_update_and_rounds_are_paired() -> None:
     assert result["ratio_low"] <= result["ratio"] <= result["ratio_high"]
 
 
-def test_the_generated_database_has_tournaments_whose_pages_serve(tmp_path: Path) -> None:
+def test_the_generated_database_has_tournaments_whose_pages_serve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The page benchmark's database: every match a done game of a generated tournament, the
     ratings the matches' in recorded order, and the pages it times answer."""
     from starlette.testclient import TestClient
@@ -59,3 +62,14 @@ def test_the_generated_database_has_tournaments_whose_pages_serve(tmp_path: Path
             for path in ("/tournaments/1", "/api/tournaments/2", f"/matches/{m.match_id}",
                          "/api/leaderboard", "/bots/bot0001"):
                 assert client.get(path).status_code == 200, path
+            # The leaderboard's filter offers the newest tournaments only (and the one chosen),
+            # read a page at a time by id.
+            assert [t.id for t in store.list_tournaments(newest_first=True, limit=2)] == [3, 2]
+            assert [t.id for t in store.list_tournaments(before=3)] == [1, 2]
+            from arena.web.routes import tournaments
+
+            monkeypatch.setattr(tournaments, "FILTER_TOURNAMENTS", 2)
+            offered = re.findall(r'<option value="(\d+)"', client.get("/").text)
+            assert offered == ["3", "2"]
+            offered = re.findall(r'<option value="(\d+)"', client.get("/?tournament=1").text)
+            assert offered == ["3", "2", "1"]
