@@ -179,6 +179,7 @@ def test_bench_ladder_entrants_prints_the_choice_time() -> None:
     ).stdout  # fmt: skip
     r = json.loads(out)
     assert r["entrants"] == 400 and r["same_choice"] is True
+    assert r["same_choice_kept_and_listed"] is True  # the kept field chose as the list did
     assert 0 < r["choice_ms_p50"] <= r["choice_ms_p95"]
     bad = subprocess.run(
         [sys.executable, "-m", "arena", "bench", "ladder", "--entrants", "1"],
