@@ -205,6 +205,11 @@ def test_one_owners_bots_never_meet_and_at_most_n_take_part(
             versions = {b["version_id"] for b in t.config["bots"]}
             assert not versions <= set(mine), "two of alice's bots were paired"
             assert versions & set(house)
+        # The entrants kept between choices are what reading everything again gives.
+        kept, waiting = ladder.entrants(), list(ladder._waiting)
+        ladder._field = None
+        assert ladder.entrants() == kept and ladder._waiting == waiting
+        assert sum(e.version_id in mine for e in kept) == 2
         status = store.ladder_status()
         assert status is not None and status["per_owner"] == 2
         assert len(status["waiting"]) == 2
@@ -366,3 +371,30 @@ def test_ladder_status_lists_a_bot_whose_forfeits_concentrate_on_one_opponent(
     lines = describe_status(status)
     assert "flagged for the organiser (forfeits concentrated on one opponent):" in lines
     assert any("shill forfeited 4 of 4 matches against star" in line for line in lines)
+
+
+def test_the_kept_entrants_follow_joins_pauses_and_the_ladders_own_pairs(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """Between choices the ladder reads only what changed: a bot registered, a version paused
+    and unpaused, and a pair it counted are in the next ``entrants()``, as a full read has them."""
+    with Store.open(sqlite_url) as store:
+        first = [register_directory(store, SAMPLES / n).version_id for n in ("heuristic", "random")]
+        ladder = Ladder(store, LadderSettings(max_pairs=0, rules=FAST))
+
+        def full() -> list[Any]:
+            ladder._field = None
+            return ladder.entrants()
+
+        assert [e.version_id for e in ladder.entrants()] == first
+        late = register_directory(store, _renamed(SAMPLES / "random", "aaa", tmp_path))
+        assert [e.version_id for e in ladder.entrants()] == [late.version_id, *first]
+        store.pause_ladder_version(first[0], "test", "now")
+        assert first[0] not in {e.version_id for e in ladder.entrants()}
+        store.unpause_ladder_version(first[0])
+        ladder._count_pair(7, (first[0], late.version_id), 999)
+        got = ladder.entrants()
+        by_id = {e.version_id: e for e in got}
+        assert by_id[first[0]].pairs == 1 and by_id[first[0]].last_pair == 7
+        assert by_id[late.version_id].last_pair == 7 and by_id[first[1]].pairs == 0
+        assert got == full()

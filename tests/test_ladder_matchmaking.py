@@ -179,9 +179,53 @@ def test_bench_ladder_entrants_prints_the_choice_time() -> None:
     ).stdout  # fmt: skip
     r = json.loads(out)
     assert r["entrants"] == 400 and r["same_choice"] is True
+    assert r["same_choice_kept_and_listed"] is True  # the kept field chose as the list did
     assert 0 < r["choice_ms_p50"] <= r["choice_ms_p95"]
     bad = subprocess.run(
         [sys.executable, "-m", "arena", "bench", "ladder", "--entrants", "1"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert bad.returncode != 0 and "--entrants and --old-entrants need 2 or more" in bad.stderr
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_field_kept_between_choices_chooses_as_the_list_does(seed: int) -> None:
+    """A ``LadderField`` changed row by row (results change two ratings, a pair played two
+    last-pair marks, bots join and leave) chooses exactly what its entrants in a list choose,
+    the draw among ties included, choice after choice."""
+    import dataclasses
+
+    from arena.ladder.matchmaking import LadderField
+
+    entrants, played, busy = _large_field(seed, (70, 120, 200)[seed % 3], fresh=seed % 4)
+    kept = LadderField(entrants)
+    rng = random.Random(seed)
+    mm_list, mm_kept = Matchmaker(), Matchmaker()
+    r_list, r_kept = random.Random(seed), random.Random(seed)
+    next_id = 10_000
+    for step in range(25):
+        want = mm_list.choose(entrants, played, next_pair=400 + step, rng=r_list, busy=busy)
+        got = mm_kept.choose(kept, played, next_pair=400 + step, rng=r_kept, busy=busy)
+        assert got == want
+        assert kept.entrants() == entrants
+        if want is None:
+            break
+        played.add(frozenset((want.a.version_id, want.b.version_id)))
+        # The pair played: new ratings and last-pair marks for its two rows.
+        for e in (want.a, want.b):
+            i = entrants.index(e)
+            entrants[i] = dataclasses.replace(
+                e, mu=e.mu + rng.uniform(-2, 2), sigma=max(0.5, e.sigma * 0.9),
+                pairs=e.pairs + 1, last_pair=400 + step,
+            )  # fmt: skip
+            kept.put(entrants[i])
+        if step % 5 == 1:  # a bot joins, in the middle of the order
+            new = LadderEntrant(next_id, f"n{next_id}", 25.0, 25.0 / 3, owner=rng.choice([None, 3]))
+            at = rng.randrange(len(entrants))
+            entrants.insert(at, new)
+            kept.put(new, at)
+            next_id += 1
+        if step % 7 == 3:  # one leaves (paused, or a new version replaced it)
+            gone = entrants.pop(rng.randrange(len(entrants)))
+            kept.remove(gone.version_id)
+            assert gone.version_id not in kept

@@ -616,3 +616,22 @@ def test_upgrade_to_0005_gives_versions_their_owner_and_matches_their_reason(
         assert store.get_bot_version(2).owner_token_id is None
         reasons = {m.match_id: m.unrated_reason for m in store.list_matches()}
     assert reasons == {"m0": "aborted", "m1": "self_play", "m2": "no_winner", "m3": None}
+
+
+def test_tournaments_page_by_id_and_the_bots_mark_follows_registrations(store: Store) -> None:
+    """``list_tournaments`` pages newest first by id (the leaderboard's filter); ``bots_mark``
+    changes when a bot or a version is added (the ladder reads its roster again then)."""
+    empty = store.bots_mark()
+    assert empty == (0, 0, 0, 0)
+    a = store.register_bot_version("alpha", "1", "ha", "/a").id
+    b = store.register_bot_version("beta", "1", "hb", "/b").id
+    one = store.bots_mark()
+    assert one[0] == 2 and one[2] == 2 and one[3] == b
+    store.register_bot_version("beta", "2", "hb2", "/b2")
+    assert store.bots_mark()[:2] == one[:2] and store.bots_mark()[2:] != one[2:]
+    ids = [store.create_tournament({"n": i}, [ScheduleEntry(0, i, (a, b))]) for i in range(5)]
+    newest = store.list_tournaments(newest_first=True, limit=2)
+    assert [t.id for t in newest] == ids[::-1][:2]
+    older = store.list_tournaments(newest_first=True, limit=2, before=newest[-1].id)
+    assert [t.id for t in older] == ids[::-1][2:4]
+    assert [t.id for t in store.list_tournaments()] == ids

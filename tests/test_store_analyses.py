@@ -38,6 +38,10 @@ def test_save_get_replace_and_what_is_left(store: Store) -> None:
     store.save_analysis("m1", analyses[1])
     got = store.get_analysis("m0")
     assert got is not None and analysis_to_dict(got) == analysis_to_dict(analyses[0])
+    # A page's matches in one read: those analysed, the same as one by one.
+    many = store.analyses_of(["m0", "m1", "m2", "nope"])
+    assert sorted(many) == ["m0", "m1"] and store.analyses_of([]) == {}
+    assert analysis_to_dict(many["m1"]) == analysis_to_dict(analyses[1])
     assert store.unanalysed_matches(10) == ["m2"]
     assert store.unanalysed_matches(0) == []
 
@@ -49,7 +53,7 @@ def test_save_get_replace_and_what_is_left(store: Store) -> None:
 
     # an older solver's analysis is not served, and the match is to be analysed again
     store.save_analysis("m1", replace(analyses[1], solver_version="0"))
-    assert store.get_analysis("m1") is None
+    assert store.get_analysis("m1") is None and sorted(store.analyses_of(["m0", "m1"])) == ["m0"]
     assert set(store.unanalysed_matches(10)) == {"m1", "m2"}
     assert sum(v.hands for v in store.card_play_losses().values()) == 2 * len(
         analyses[0].hand_losses(0)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import pytest
 
@@ -32,3 +34,42 @@ def test_live_viewers_get_every_update_and_rounds_are_paired() -> None:
     assert all(r["updates_min"] >= 1 for r in watched)  # every viewer was sent the updates
     assert len(result["round_ratios"]) == 2
     assert result["ratio_low"] <= result["ratio"] <= result["ratio_high"]
+
+
+def test_the_generated_database_has_tournaments_whose_pages_serve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page benchmark's database: every match a done game of a generated tournament, the
+    ratings the matches' in recorded order, and the pages it times answer."""
+    from starlette.testclient import TestClient
+
+    from arena.bench.web import TOURNAMENT_BOTS, generate
+    from arena.store import Store
+    from arena.web.app import create_app
+
+    db = tmp_path / "gen.db"
+    made = generate(str(db), bots=10, matches=200, distinct=5)
+    assert made["matches"] == 200 and made["tournaments"] == 3  # 96 + 96 + 8
+    with Store.open(str(db)) as store:
+        t = store.get_tournament(1)
+        games = store.tournament_games(1)
+        assert len(t.config["bots"]) == TOURNAMENT_BOTS and len(games) == 96
+        assert all(g.status.value == "done" and g.match_id for g in games)
+        (m,) = [x for x in store.list_matches(tournament_id=1) if x.match_id == games[0].match_id]
+        assert m.seat_versions == games[0].seat_versions
+        assert sum(r.matches for r in store.ratings().values()) == 400
+        with TestClient(create_app(store)) as client:
+            for path in ("/tournaments/1", "/api/tournaments/2", f"/matches/{m.match_id}",
+                         "/api/leaderboard", "/bots/bot0001"):
+                assert client.get(path).status_code == 200, path
+            # The leaderboard's filter offers the newest tournaments only (and the one chosen),
+            # read a page at a time by id.
+            assert [t.id for t in store.list_tournaments(newest_first=True, limit=2)] == [3, 2]
+            assert [t.id for t in store.list_tournaments(before=3)] == [1, 2]
+            from arena.web.routes import tournaments
+
+            monkeypatch.setattr(tournaments, "FILTER_TOURNAMENTS", 2)
+            offered = re.findall(r'<option value="(\d+)"', client.get("/").text)
+            assert offered == ["3", "2"]
+            offered = re.findall(r'<option value="(\d+)"', client.get("/?tournament=1").text)
+            assert offered == ["3", "2", "1"]

@@ -443,7 +443,7 @@ def measure_simulated(
     finally:
         ray.shutdown()
         stop_local_cluster(cluster)
-    saturated = next((r["simulated_nodes"] for r in runs if not r["keeps_up"]), None)
+    saturated = saturated_at(runs)
     return {
         "bots": [b.name for b in bots],
         "notes": notes,
@@ -456,6 +456,28 @@ def measure_simulated(
         "runs": runs,
         "first_saturated_at": saturated,
     }
+
+
+def saturated_at(runs: Sequence[dict[str, Any]]) -> int | None:
+    """The fewest simulated nodes at which the coordinator was saturated, or None.
+
+    A run that took longer than its ideal (``keeps_up`` false) is not enough: a short run also
+    pays the tournament's start and its last results, so the smallest size falls a little short
+    of its ideal even when the coordinator is idle most of the time. A run is saturated when it
+    fell short and either a larger one recorded no faster (within 1/0.9: the coordinator's
+    rate stopped growing with the nodes), or, with no larger run to tell, it recorded under
+    half of what its nodes sent."""
+    ordered = sorted(runs, key=lambda x: x["simulated_nodes"])
+    for i, x in enumerate(ordered):
+        if x["keeps_up"]:
+            continue
+        later = ordered[i + 1:]
+        if later:
+            if max(y["matches_per_s"] for y in later) <= x["matches_per_s"] / 0.9:
+                return int(x["simulated_nodes"])
+        elif x["matches_per_s"] < 0.5 * x["target_matches_per_s"]:
+            return int(x["simulated_nodes"])
+    return None
 
 
 def describe_simulated(r: dict[str, Any]) -> str:
@@ -476,9 +498,20 @@ def describe_simulated(r: dict[str, Any]) -> str:
             f"{x['ideal_seconds']:>7.1f} {'yes' if x['keeps_up'] else 'no':>8}"
         )
     sat = r["first_saturated_at"]
-    lines.append(
-        "the coordinator keeps up at every size" if sat is None
-        else f"saturated at {sat} simulated nodes (took over 1/0.9 of the time it would had it "
-        "kept up)"
-    )
+    short = [x["simulated_nodes"] for x in r["runs"] if not x["keeps_up"]]
+    if sat is not None:
+        top = max(x["matches_per_s"] for x in r["runs"])
+        lines.append(
+            f"saturated at {sat} simulated nodes: the coordinator records at most {top:.2f} "
+            f"matches/s, what about {top / r['node_matches_per_s']:.0f} nodes send"
+        )
+    elif short:
+        lines.append(
+            "not saturated: short of the ideal time at "
+            + ", ".join(str(n) for n in short)
+            + " simulated nodes, but a larger size recorded faster (or the shortfall is the "
+            "run's start and end, not the coordinator's rate)"
+        )
+    else:
+        lines.append("the coordinator keeps up at every size")
     return "\n".join(lines)

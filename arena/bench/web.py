@@ -38,15 +38,23 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.ratings import Rater
+from arena.referee import ClockConfig, FaultPolicy
 from arena.referee.record import DecisionRecord, Termination, encode_decisions
 from arena.rules import ENGINE_VERSION, Match, RuleSet
 from arena.store import Store
 from arena.store.models import Bot, BotVersion, Rating
 from arena.store.models import Match as MatchRow
+from arena.store.models import Tournament as TournamentRow
+from arena.store.models import TournamentGame as TournamentGameRow
+from arena.tournament import DEFAULT_DEALS, TournamentConfig, build_schedule
+from arena.tournament.entrants import TournamentEntrant
 from arena.tournament.progress import QuietReporter
 
 RECORDS = 300
 RECORD_MAX_HANDS = 6
+TOURNAMENT_BOTS = 4
+TOURNAMENT_DEALS = 8
+"""Generated tournaments: round robins of 4 bots over 8 duplicate deals (96 matches each)."""
 
 
 def _play_records(n: int, seed: int, max_hands: int) -> list[dict[str, Any]]:
@@ -83,12 +91,15 @@ def _play_records(n: int, seed: int, max_hands: int) -> list[dict[str, Any]]:
     return out
 
 
-def generate(path: str, bots: int, matches: int, seed: int = 1) -> dict[str, Any]:
-    """Fill a new SQLite file with ``bots`` bots and ``matches`` rated matches."""
+def generate(
+    path: str, bots: int, matches: int, seed: int = 1, distinct: int = RECORDS
+) -> dict[str, Any]:
+    """Fill a new SQLite file with ``bots`` bots and ``matches`` rated matches (reusing
+    ``distinct`` records played here), each a game of a generated tournament."""
     if Path(path).exists():
         raise ArenaError(f"{path} exists: the benchmark generates a new database")
     t0 = time.perf_counter()
-    records = _play_records(RECORDS, seed, RECORD_MAX_HANDS)
+    records = _play_records(distinct, seed, RECORD_MAX_HANDS)
     store = Store.open(path)
     rater = Rater(store.rating_config)
     rng = random.Random(seed)
@@ -112,12 +123,42 @@ def generate(path: str, bots: int, matches: int, seed: int = 1) -> dict[str, Any
     ratings = {i: rater.initial() for i in range(1, bots + 1)}
     tallies = {i: [0, 0, 0, 0] for i in range(1, bots + 1)}  # matches, wins, losses, draws
     batch: list[dict[str, Any]] = []
+    tournaments: list[dict[str, Any]] = []
+    games: list[dict[str, Any]] = []
     start = now - timedelta(seconds=matches)
+    schedule: list[Any] = []
+    made = 0
     for n in range(1, matches + 1):
-        a = rng.randrange(1, bots + 1)
-        b = rng.randrange(1, bots)
-        b = b + 1 if b >= a else b
-        r = records[n % RECORDS]
+        if not schedule:
+            # Every match is a game of a tournament: round robins of TOURNAMENT_BOTS bots over
+            # TOURNAMENT_DEALS duplicate deals, one after another, as an arena's history is.
+            made += 1
+            tid = made
+            entrants = rng.sample(range(1, bots + 1), min(TOURNAMENT_BOTS, bots))
+            config = TournamentConfig(
+                entrants=[TournamentEntrant(f"bot{v:04d}", "1.0", v, f"{v:064x}", "generated")
+                          for v in entrants],
+                games=TOURNAMENT_DEALS, seed=tid, concurrency=2, clock=ClockConfig(1000, 0),
+                policy=FaultPolicy(), rules=RuleSet(max_hands=RECORD_MAX_HANDS),
+                deals=DEFAULT_DEALS, bot_seed=tid,
+            )  # fmt: skip
+            tournaments.append({
+                "id": tid, "status": "finished", "config": config.to_dict(),
+                "created_at": start + timedelta(seconds=n),
+                "finished_at": start + timedelta(seconds=n + 1000),
+            })  # fmt: skip
+            schedule = [
+                (tid, g, entrants) for g in
+                reversed(build_schedule(len(entrants), TOURNAMENT_DEALS, tid, DEFAULT_DEALS))
+            ]
+        tid, g, entrants = schedule.pop()
+        a, b = entrants[g.seats[0]], entrants[g.seats[1]]
+        r = records[n % distinct]
+        games.append({
+            "id": n, "tournament_id": tid, "ordinal": g.index, "pair_id": g.pair_id,
+            "seed": g.seed, "seat0_version_id": a, "seat1_version_id": b, "status": "done",
+            "match_id": f"gen-{n:06d}",
+        })  # fmt: skip
         winner = r["winner"]
         ratings[a], ratings[b] = rater.rate(ratings[a], ratings[b], winner)
         for seat, v in enumerate((a, b)):
@@ -135,16 +176,18 @@ def generate(path: str, bots: int, matches: int, seed: int = 1) -> dict[str, Any
                 "decision_count": r["count"], "mean_decision_us0": r["mean"][0],
                 "mean_decision_us1": r["mean"][1], "max_decision_us0": r["max"][0],
                 "max_decision_us1": r["max"][1], "started_at": when, "finished_at": when,
-                "recorded_at": when, "tournament_id": None, "tournament_game_id": None,
-                "pair_id": None,
+                "recorded_at": when, "tournament_id": tid, "tournament_game_id": n,
+                "pair_id": g.pair_id,
             }
         )
         if hasattr(MatchRow, "rating_order"):
             # Applied in recorded order, as an arena that rates matches one by one orders them.
             batch[-1].update(rating_order=n, rating_applied=True)
-        if len(batch) == 5000 or n == matches:
-            store.load_rows([(MatchRow, batch)])
-            batch = []
+        if len(batch) == 20_000 or n == matches:
+            store.load_rows(
+                [(TournamentRow, tournaments), (TournamentGameRow, games), (MatchRow, batch)]
+            )
+            batch, games, tournaments = [], [], []
     store.load_rows(
         [
             (
@@ -166,7 +209,8 @@ def generate(path: str, bots: int, matches: int, seed: int = 1) -> dict[str, Any
     return {
         "bots": bots,
         "matches": matches,
-        "distinct_records": RECORDS,
+        "distinct_records": distinct,
+        "tournaments": made,
         "generate_s": round(time.perf_counter() - t0, 1),
         "db_mb": round(Path(path).stat().st_size / 2**20, 1),
     }
@@ -275,6 +319,17 @@ def measure_pages(
                 )
                 results["/api/matches/{id}/frames"] = _time_requests(
                     client, [f"/api/matches/{m}/frames?view=seat0" for m in match_ids[:30]]
+                )
+                tids = [rng.randrange(1, max(2, matches // 96)) for _ in range(requests)]
+                _time_requests(client, [f"/tournaments/{t}" for t in tids[:3]])
+                results["/tournaments/{id}"] = _time_requests(
+                    client, [f"/tournaments/{t}" for t in tids]
+                )
+                results["/api/tournaments/{id}"] = _time_requests(
+                    client, [f"/api/tournaments/{t}" for t in tids]
+                )
+                results["/api/matches/{id}"] = _time_requests(
+                    client, [f"/api/matches/{m}" for m in match_ids]
                 )
                 # The bot page waits for the rating history, built once in the background.
                 t0 = time.perf_counter()

@@ -32,16 +32,25 @@ entrants are scored against everyone; the pairs among the rest are walked in ord
 bot's walk stopping where that bound falls below the best priority found. Pairs within a
 relative 1e-7 of the best are then scored exactly as ``rank`` scores them, so the choice,
 the tie-break draw included, is ``rank``'s.
+
+**Kept between choices.** A running ladder gives ``choose`` a ``LadderField``: the entrants'
+columns (mu, sigma squared, last pair, owner, house) as arrays kept from one choice to the
+next and changed a row at a time (a result changes two ratings, a pair played two last-pair
+marks, a bot joining, leaving or pausing one row), so a choice no longer reads every entrant
+into arrays. The exact scores of the pairs kept are remembered by rating (TrueSkill's match
+quality of two ratings never changes; a field's newcomers, all at the initial rating, tie with
+each other choice after choice).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 import trueskill
@@ -97,6 +106,82 @@ class LadderEntrant:
     another house bot."""
 
 
+class LadderField:
+    """The entrants of a ladder in their order, with the columns the choice searches kept as
+    arrays between choices: a change is one row (``put``, ``remove``), not a rebuild."""
+
+    __slots__ = ("_entrants", "_pos", "house", "ids", "last", "mu", "owner", "s2")
+
+    def __init__(self, entrants: Iterable[LadderEntrant] = ()) -> None:
+        self._entrants: list[LadderEntrant] = list(entrants)
+        self._pos: dict[int, int] | None = None
+        # An owner of None is NaN, equal to nothing, so the organiser's bots meet each other.
+        def column(values: Iterable[Any]) -> np.ndarray:
+            return np.fromiter(values, dtype=float, count=len(self._entrants))
+
+        es = self._entrants
+        self.ids = np.fromiter((e.version_id for e in es), dtype=np.int64, count=len(es))
+        self.mu = column(e.mu for e in es)
+        self.s2 = column(e.sigma for e in es) ** 2
+        self.last = column(e.last_pair for e in es)
+        self.owner = column(math.nan if e.owner is None else e.owner for e in es)
+        self.house = np.fromiter((e.house for e in es), dtype=bool, count=len(es))
+
+    def __len__(self) -> int:
+        return len(self._entrants)
+
+    def __iter__(self) -> Iterator[LadderEntrant]:
+        return iter(self._entrants)
+
+    def __getitem__(self, i: int) -> LadderEntrant:
+        return self._entrants[i]
+
+    def __contains__(self, version_id: object) -> bool:
+        return version_id in self._positions()
+
+    def get(self, version_id: int) -> LadderEntrant | None:
+        i = self._positions().get(version_id)
+        return None if i is None else self._entrants[i]
+
+    def entrants(self) -> list[LadderEntrant]:
+        return list(self._entrants)
+
+    def _positions(self) -> dict[int, int]:
+        if self._pos is None:
+            self._pos = {e.version_id: i for i, e in enumerate(self._entrants)}
+        return self._pos
+
+    def put(self, e: LadderEntrant, index: int | None = None) -> None:
+        """Change the row of ``e``'s version, or add it at ``index`` (the end by default)."""
+        i = self._positions().get(e.version_id)
+        owner = math.nan if e.owner is None else float(e.owner)
+        if i is not None:
+            self._entrants[i] = e
+            self.mu[i], self.s2[i], self.last[i] = e.mu, e.sigma**2, e.last_pair
+            self.owner[i], self.house[i] = owner, e.house
+            return
+        i = len(self._entrants) if index is None else index
+        self._entrants.insert(i, e)
+        self._pos = None
+        self.ids = np.insert(self.ids, i, e.version_id)
+        self.mu = np.insert(self.mu, i, e.mu)
+        self.s2 = np.insert(self.s2, i, e.sigma**2)
+        self.last = np.insert(self.last, i, e.last_pair)
+        self.owner = np.insert(self.owner, i, owner)
+        self.house = np.insert(self.house, i, e.house)
+
+    def remove(self, version_id: int) -> None:
+        i = self._positions().get(version_id)
+        if i is None:
+            return
+        del self._entrants[i]
+        self._pos = None
+        self.ids, self.mu, self.s2, self.last, self.owner, self.house = (
+            np.delete(a, i)
+            for a in (self.ids, self.mu, self.s2, self.last, self.owner, self.house)
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Choice:
     """A pair to play next, and why."""
@@ -123,6 +208,9 @@ class Matchmaker:
 
     config: RatingConfig = field(default_factory=RatingConfig)
     _env: trueskill.TrueSkill = field(init=False, repr=False)
+    _qualities: dict[tuple[float, float, float, float], float] = field(
+        init=False, repr=False, default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         self._env = self.config.environment()
@@ -166,10 +254,16 @@ class Matchmaker:
             return None  # one owner's bots: a result between them is evidence of nothing
         if a.house and b.house:
             return None  # house bots are there to play the submitted ones
-        ra = self._env.create_rating(a.mu, a.sigma)
-        rb = self._env.create_rating(b.mu, b.sigma)
         uncertainty = a.sigma**2 + b.sigma**2
-        quality = trueskill.quality_1vs1(ra, rb, env=self._env)
+        key = (a.mu, a.sigma, b.mu, b.sigma)
+        quality = self._qualities.get(key)
+        if quality is None:
+            ra = self._env.create_rating(a.mu, a.sigma)
+            rb = self._env.create_rating(b.mu, b.sigma)
+            quality = trueskill.quality_1vs1(ra, rb, env=self._env)
+            if len(self._qualities) >= _QUALITIES_KEPT:
+                self._qualities.clear()
+            self._qualities[key] = quality
         times = played.get(frozenset((a.version_id, b.version_id)), 0)
         spread = 1.0 / (1.0 + times / fair_share)
         waited = max(_waited(a, next_pair), _waited(b, next_pair))
@@ -179,7 +273,7 @@ class Matchmaker:
 
     def choose(
         self,
-        entrants: Sequence[LadderEntrant],
+        entrants: Sequence[LadderEntrant] | LadderField,
         played: Mapping[frozenset[int], int],
         *,
         next_pair: int,
@@ -187,14 +281,24 @@ class Matchmaker:
         busy: frozenset[int] = frozenset(),
     ) -> Choice | None:
         """The pair to play next (a seeded draw among equal best), or None when no pair may
-        play."""
-        free = [e for e in entrants if e.version_id not in busy]
+        play. A ``LadderField`` gives the same choice as its entrants in a list, without
+        reading them into arrays."""
+        if isinstance(entrants, LadderField):
+            kept = entrants
+            at = np.flatnonzero(~np.isin(kept.ids, np.fromiter(busy, np.int64, len(busy))))
+            free: Sequence[LadderEntrant] = _Picked(kept, at)
+            columns = (kept.mu[at], kept.s2[at], kept.last[at], kept.owner[at], kept.house[at])
+        else:
+            free = [e for e in entrants if e.version_id not in busy]
+            columns = None
         if len(free) < SCAN_ALL_BELOW:
-            ranked = self.rank(entrants, played, next_pair=next_pair, busy=busy)
+            ranked = self.rank(list(entrants), played, next_pair=next_pair, busy=busy)
         else:
             n = len(entrants)
             fair_share = _fair_share(played, n)
-            pairs = _Search(free, played, fair_share, next_pair, n, self.config.beta).best()
+            pairs = _Search(
+                free, played, fair_share, next_pair, n, self.config.beta, columns
+            ).best()
             ranked = [
                 c for i, j in pairs
                 if (c := self._score(free[i], free[j], played, fair_share, next_pair, n))
@@ -206,6 +310,32 @@ class Matchmaker:
         best = ranked[0].priority
         tied = [c for c in ranked if math.isclose(c.priority, best, rel_tol=1e-9)]
         return tied[rng.randrange(len(tied))]
+
+
+_QUALITIES_KEPT = 1 << 16
+"""Match qualities remembered by rating before the memory is cleared."""
+
+
+class _Picked(Sequence[LadderEntrant]):
+    """The entrants of a field at some positions, without copying them out."""
+
+    __slots__ = ("_at", "_field")
+
+    def __init__(self, kept: LadderField, at: np.ndarray) -> None:
+        self._field, self._at = kept, at
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    def __getitem__(self, i: int) -> LadderEntrant:  # type: ignore[override]
+        return self._field[int(self._at[i])]
+
+
+def _top(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of ``k`` largest values (any of equal ones), without sorting them all."""
+    if len(values) <= k:
+        return np.arange(len(values))
+    return np.argpartition(-values, k - 1)[:k]
 
 
 def _waited(e: LadderEntrant, next_pair: int) -> int:
@@ -229,23 +359,25 @@ class _Search:
         next_pair: int,
         n: int,
         beta: float,
+        columns: tuple[np.ndarray, ...] | None = None,
     ) -> None:
         self.free = free
         self.played = played
         self.fair_share = fair_share
         self.b2 = 2.0 * beta * beta
-        # Each column in one C-level pass (the rest is numpy). An owner of None is NaN, equal
-        # to nothing, so the organiser's bots meet each other.
-        def column(name: str) -> np.ndarray:
-            return np.array(list(map(attrgetter(name), free)), dtype=float)
+        if columns is None:
+            # Each column in one C-level pass (the rest is numpy). An owner of None is NaN,
+            # equal to nothing, so the organiser's bots meet each other.
+            def column(name: str) -> np.ndarray:
+                return np.array(list(map(attrgetter(name), free)), dtype=float)
 
-        self.mu = column("mu")
-        self.s2 = column("sigma") ** 2
-        last = column("last_pair")
+            columns = (
+                column("mu"), column("sigma") ** 2, column("last_pair"), column("owner"),
+                column("house") > 0,
+            )  # fmt: skip
+        self.mu, self.s2, last, self.owner, self.house = columns
         waited = np.where(last < 0, float(next_pair), next_pair - last - 1.0)
         self.r = 1.0 + np.maximum(0.0, waited - REGULARITY_WAIT * n) / n
-        self.owner = column("owner")
-        self.house = column("house") > 0
         self.best_p = -math.inf
         self.found: dict[tuple[int, int], float] = {}
 
@@ -298,27 +430,37 @@ class _Search:
 
     def best(self) -> list[tuple[int, int]]:
         m = len(self.free)
-        order_s2 = np.argsort(-self.s2, kind="stable")
-        head = set(order_s2[:HEAD].tolist())
+        # Which entrants make the head changes how much is scored, never the pairs found.
+        head = set(_top(self.s2, HEAD).tolist())
         if (self.r > 1.0).any():
-            head |= set(np.argsort(-self.r, kind="stable")[:HEAD].tolist())
+            head |= set(_top(self.r, HEAD).tolist())
         head_idx = np.array(sorted(head), dtype=np.int64)
         rest = np.ones(m, bool)
         rest[head_idx] = False
         s2_max, r_max = float(self.s2.max()), float(self.r.max())
-        everyone = np.arange(m)
-        # 1. The head against everyone, the most promising first.
+        by_mu = np.argsort(self.mu, kind="stable")
+        mu_sorted = self.mu[by_mu]
+        # 1. The head against everyone, the most promising first; once a priority is found,
+        # only against those close enough in mu for the bound to reach it.
         bound = self._g(self.s2[head_idx] + s2_max) * np.maximum(self.r[head_idx], r_max)
         for k in np.argsort(-bound, kind="stable"):
-            if bound[k] < self._threshold():
+            t = self._threshold()
+            if bound[k] < t:
                 break
             a = int(head_idx[k])
-            i = np.full(m, a)
-            self._consider(i, everyone, self._bare(i, everyone))
+            if t > 0.0:
+                reach = 2.0 * (self.b2 + self.s2[a] + s2_max) * math.log(float(bound[k]) / t)
+                w = math.sqrt(max(0.0, reach)) * (1.0 + 1e-9) + 1e-9
+                lo = np.searchsorted(mu_sorted, self.mu[a] - w, "left")
+                hi = np.searchsorted(mu_sorted, self.mu[a] + w, "right")
+                j = by_mu[lo:hi]
+            else:
+                j = by_mu
+            i = np.full(len(j), a)
+            self._consider(i, j, self._bare(i, j))
         # 2. The rest among themselves, each walking up the order of mu while its bound holds.
-        idx = everyone[rest]
+        idx = by_mu[rest[by_mu]]
         if len(idx) >= 2:
-            idx = idx[np.argsort(self.mu[idx], kind="stable")]
             s2_r, r_r = float(self.s2[idx].max()), float(self.r[idx].max())
             mu = self.mu[idx]
             base = self._g(self.s2[idx] + s2_r) * np.maximum(self.r[idx], r_r)

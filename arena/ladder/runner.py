@@ -20,6 +20,7 @@ ratings stay. Bots are not told whom they play unless ``reveal_opponents``.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import logging
 import random
@@ -37,7 +38,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.ladder.collusion import MatchFacts, collusion_flags
 from arena.ladder.house import register_house
-from arena.ladder.matchmaking import Choice, LadderEntrant, Matchmaker, PairCounts
+from arena.ladder.matchmaking import Choice, LadderEntrant, LadderField, Matchmaker, PairCounts
 from arena.referee import FaultPolicy
 from arena.referee.record import Termination
 from arena.rules.ruleset import RuleSet
@@ -56,6 +57,11 @@ NOT_STARTED = "not_started"
 FAULTS = "faults"
 """A pause's kind: the version forfeited its last ``pause_after`` ladder matches."""
 DAY_S = 24 * 3600.0
+RATINGS_REFRESH_S = 30.0
+"""The entrants are kept between choices, each changed as the ladder changes it (its pairs'
+ratings and counts); the whole is read again when a bot or version is added, a pause changes,
+or this many seconds have passed (ratings moved by other tournaments, an owner's token
+revoked)."""
 
 
 class LadderError(ArenaError):
@@ -158,6 +164,19 @@ class Ladder:
         self.new_pairs = 0
         self._house: dict[str, int] = {}
         """House bots by name, with the version registered from sample_bots/."""
+        self._field: LadderField | None = None
+        """The entrants as the last choice saw them, kept (``entrants``)."""
+        self._roster_key: Any = None
+        self._read_at = 0.0
+        self._candidates: dict[int, Any] = {}
+        """Versions that may take part, by id, in the bots' order (by name)."""
+        self._place: dict[int, int] = {}
+        self._owners: dict[int, int | None] = {}
+        self._crowded: list[list[int]] = []
+        """Per owner with more candidates than ``per_owner``: their version ids."""
+        self._rating_of: dict[int, tuple[float, float]] = {}
+        self._changed: set[int] = set()
+        """Versions whose row changed since the last choice (a pair counted or finished)."""
         self.house_notes: list[str] = []
 
     # -- the loop ----------------------------------------------------------------------------
@@ -258,6 +277,7 @@ class Ladder:
     def _finish(self, pair: _Pair) -> None:
         with self._lock:
             self._playing.pop(pair.tournament_id, None)
+        self._changed.update(pair.versions)  # rated: their rows are read again
         matches = self.store.list_matches(tournament_id=pair.tournament_id)
         now = time.time()
         for m in matches:
@@ -272,8 +292,29 @@ class Ladder:
     def entrants(self) -> list[LadderEntrant]:
         """The versions taking part now, with their ratings and ladder counts (at most
         ``per_owner`` of one owner: the rest wait, ``status()["waiting"]`` says why)."""
-        wanted = set(self.settings.bots)
+        return self._entrant_field().entrants()
+
+    def _entrant_field(self) -> LadderField:
+        """The entrants, kept between choices: only the rows the ladder changed since the last
+        choice are read again, unless the roster itself changed (``RATINGS_REFRESH_S``)."""
         pauses = self.store.ladder_pauses()
+        key = (
+            self.store.bots_mark(),
+            frozenset((v, str(p.get("kind"))) for v, p in pauses.items()),
+        )
+        stale = time.monotonic() - self._read_at > RATINGS_REFRESH_S
+        if self._field is None or key != self._roster_key or stale:
+            self._read_roster(pauses)
+            self._roster_key = key
+        else:
+            self._apply_changes()
+        assert self._field is not None
+        return self._field
+
+    def _read_roster(self, pauses: dict[int, dict[str, Any]]) -> None:
+        """Everything from the store: bots, pauses, owners, ratings."""
+        self._read_at = time.monotonic()
+        wanted = set(self.settings.bots)
         ratings = self.store.ratings()
         mu0, sigma0 = self.store.rating_config.mu, self.store.rating_config.sigma
         candidates = []
@@ -285,39 +326,87 @@ class Ladder:
             if v.id in pauses or not self._may_start(bot, pauses):
                 continue
             candidates.append(v)
-        owners = self.store.fair_play_owners(v.id for v in candidates)
+        self._candidates = {v.id: v for v in candidates}
+        self._place = {vid: i for i, vid in enumerate(self._candidates)}
+        self._owners = self.store.fair_play_owners(self._candidates)
+        self._rating_of = {}
+        for vid in self._candidates:
+            r = ratings.get(vid)
+            self._rating_of[vid] = (r.mu, r.sigma) if r is not None else (mu0, sigma0)
+        of_owner: dict[int, list[int]] = {}
+        for vid in self._candidates:
+            owner = self._owners.get(vid)
+            if owner is not None:
+                of_owner.setdefault(owner, []).append(vid)
+        self._crowded = [vs for vs in of_owner.values() if len(vs) > self.settings.per_owner]
+        taking_part = self._taking_part()
+        self._field = LadderField(self._row(vid) for vid in self._candidates if vid in taking_part)
+        self._changed.clear()
+
+    def _taking_part(self) -> set[int]:
+        """The candidates taking part now: all but one owner's beyond ``per_owner`` (those in
+        play first, then those that played fewest pairs, then the oldest; the others take
+        their turn as these play). Sets the waiting list the status shows."""
         with self._lock:
             busy = {v for p in self._playing.values() for v in p.versions}
-        # One owner's bots beyond ``per_owner`` wait: those in play first (they take part
-        # now), then those that played fewest pairs, then the oldest; the others take their
-        # turn as these play.
-        order = sorted(
-            candidates, key=lambda v: (v.id not in busy, self._pairs_of[v.id], v.id)
-        )
-        taken: dict[int, int] = {}
-        out, waiting = [], []
-        for v in order:
-            owner = owners.get(v.id)
-            if owner is not None:
-                if taken.get(owner, 0) >= self.settings.per_owner:
-                    waiting.append({
-                        "bot": v.name, "version_id": v.id,
-                        "why": f"its owner has {self.settings.per_owner} bots taking part "
-                        f"already (at most {self.settings.per_owner} at once); it takes its "
-                        "turn as they play",
-                    })  # fmt: skip
-                    continue
-                taken[owner] = taken.get(owner, 0) + 1
-            r = ratings.get(v.id)
-            mu, sigma = (r.mu, r.sigma) if r is not None else (mu0, sigma0)
-            out.append(
-                LadderEntrant(v.id, v.name, mu, sigma, self._pairs_of[v.id],
-                        self._last_pair.get(v.id, -1), owner,
-                        house=self._house.get(v.name) == v.id)
-            )
-        self._waiting = waiting
-        place = {v.id: i for i, v in enumerate(candidates)}  # the bots' order, by name
-        return sorted(out, key=lambda e: place[e.version_id])
+        out = set(self._candidates)
+        waiting = []
+        n = self.settings.per_owner
+        for vs in self._crowded:
+            order = sorted(vs, key=lambda v: (v not in busy, self._pairs_of[v], v))
+            for vid in order[n:]:
+                out.discard(vid)
+                waiting.append(vid)
+        waiting.sort(key=lambda v: (v not in busy, self._pairs_of[v], v))
+        self._waiting = [
+            {
+                "bot": self._candidates[vid].name, "version_id": vid,
+                "why": f"its owner has {n} bots taking part already (at most {n} at once); it "
+                "takes its turn as they play",
+            }
+            for vid in waiting
+        ]  # fmt: skip
+        return out
+
+    def _row(self, vid: int) -> LadderEntrant:
+        v = self._candidates[vid]
+        mu, sigma = self._rating_of[vid]
+        return LadderEntrant(
+            vid, v.name, mu, sigma, self._pairs_of[vid], self._last_pair.get(vid, -1),
+            self._owners.get(vid), house=self._house.get(v.name) == vid,
+        )  # fmt: skip
+
+    def _apply_changes(self) -> None:
+        """The rows the ladder changed since the last choice, and one owner's bots taking
+        turns; nothing else is read."""
+        kept = self._field
+        assert kept is not None
+        changed, self._changed = self._changed, set()
+        for vid in changed:
+            if vid not in self._candidates:
+                continue
+            try:
+                r = self.store.rating(vid)
+                self._rating_of[vid] = (r.mu, r.sigma)
+            except ArenaError:
+                pass  # no rating row: the initial rating stays
+        taking_part = self._taking_part() if self._crowded else set(self._candidates)
+        for vs in self._crowded:
+            for vid in vs:
+                if vid not in taking_part and vid in kept:
+                    kept.remove(vid)
+        place = self._place
+        for vid in changed | {v for vs in self._crowded for v in vs}:
+            if vid not in taking_part:
+                continue
+            if vid in kept:
+                if vid in changed:
+                    kept.put(self._row(vid))
+            else:
+                at = bisect.bisect_left(
+                    kept, place[vid], key=lambda e: place[e.version_id]
+                )
+                kept.put(self._row(vid), at)
 
     def _may_start(self, bot: BotInfo, pauses: dict[int, dict[str, Any]]) -> bool:
         """A new version of a bot paused for not starting plays once it has started alone
@@ -348,7 +437,8 @@ class Ladder:
         with self._lock:
             busy = frozenset(v for p in self._playing.values() for v in p.versions)
         choice = self._matchmaker.choose(
-            self.entrants(), self._played, next_pair=self._pair_count, rng=self._rng, busy=busy
+            self._entrant_field(), self._played, next_pair=self._pair_count, rng=self._rng,
+            busy=busy,
         )
         if choice is None:
             return None
@@ -402,6 +492,7 @@ class Ladder:
         return _Pair(tid, (a.id, b.id), (a.name, b.name), reason)
 
     def _count_pair(self, index: int, versions: tuple[int, int], tid: int) -> None:
+        self._changed.update(versions)
         self._ladder_tournaments.add(tid)
         self._played.add(frozenset(versions))
         for v in versions:

@@ -81,6 +81,20 @@ class AnalysesMixin(StoreCore):
             )
         return None if data is None else analysis_from_dict(data)
 
+    def analyses_of(self, match_ids: list[str]) -> dict[str, MatchAnalysis]:
+        """The stored analyses of the current solver of ``match_ids`` that have one, in one
+        read (a page of matches asks for them all at once)."""
+        if not match_ids:
+            return {}
+        with self._read() as s:
+            rows = s.execute(
+                select(Match.match_id, MatchAnalysisRow.data)
+                .join(Match, Match.id == MatchAnalysisRow.match_pk)
+                .where(Match.match_id.in_(match_ids))
+                .where(MatchAnalysisRow.solver_version == SOLVER_VERSION)
+            ).all()
+        return {mid: analysis_from_dict(data) for mid, data in rows}
+
     def analysis_for(self, match_id: str) -> MatchAnalysis:
         """The current solver's analysis of ``match_id``: the stored one, or one made now from
         the match's record and stored. Raises NotFoundError for an unknown match, and the

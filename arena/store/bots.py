@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from arena.store.core import StoreCore
@@ -205,6 +205,21 @@ class BotsMixin(StoreCore):
             )
             for b in bots
         ]
+
+    def bots_mark(self) -> tuple[int, int, int, int]:
+        """Changes when a bot or a bot version is added or removed: (bots, their highest id,
+        versions, their highest id). Two index reads, for a reader that keeps the bots it
+        listed (the ladder) and lists them again only when this changes."""
+        with self._read() as s:
+            row = s.execute(
+                select(
+                    select(func.count(Bot.id)).scalar_subquery(),
+                    select(func.coalesce(func.max(Bot.id), 0)).scalar_subquery(),
+                    select(func.count(BotVersion.id)).scalar_subquery(),
+                    select(func.coalesce(func.max(BotVersion.id), 0)).scalar_subquery(),
+                )
+            ).one()
+        return (int(row[0]), int(row[1]), int(row[2]), int(row[3]))
 
     def fair_play_owners(self, version_ids: Iterable[int]) -> dict[int, int | None]:
         """Each version's owner for the fair-play rules (``arena.store.rated``): a member

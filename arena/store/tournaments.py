@@ -80,9 +80,19 @@ class TournamentsMixin(StoreCore):
             counts = _game_counts(s, [tournament_id])
         return _tournament_info(t, counts.get(tournament_id, (0, 0)))
 
-    def list_tournaments(self) -> list[TournamentInfo]:
+    def list_tournaments(
+        self, *, newest_first: bool = False, limit: int | None = None, before: int | None = None
+    ) -> list[TournamentInfo]:
+        """Tournaments in creation order (or newest first); ``limit`` and ``before`` (ids below
+        it) page through them by id, an index read however many there are."""
+        query = select(Tournament)
+        if before is not None:
+            query = query.where(Tournament.id < before)
+        query = query.order_by(Tournament.id.desc() if newest_first else Tournament.id)
+        if limit is not None:
+            query = query.limit(limit)
         with self._read() as s:
-            ts = s.scalars(select(Tournament).order_by(Tournament.id)).all()
+            ts = s.scalars(query).all()
             counts = _game_counts(s, [t.id for t in ts])
         return [_tournament_info(t, counts.get(t.id, (0, 0))) for t in ts]
 

@@ -149,10 +149,10 @@ def _card_play(
             points.append(Point(seq, loss / hands, INTERVAL_Z * spread / 2, seq))
         series.append((f"{name}@{label}", points))
     worst = []
-    for m in recent:
-        if policy.sealed(m):
-            continue  # its analysis is sealed with its record (arena.visibility)
-        analysis = store.get_analysis(m.match_id)
+    shown = [m for m in recent if not policy.sealed(m)]  # sealed: its analysis too
+    analyses = store.analyses_of([m.match_id for m in shown])
+    for m in shown:
+        analysis = analyses.get(m.match_id)
         if analysis is None:
             continue
         seats = [s for s in (0, 1) if m.players[s].rpartition("@")[0] == name]

@@ -161,7 +161,8 @@ def leaderboard_routes(site: Site, timed: Callable[..., Any]) -> list[Route]:
         return site.render(
             request, "leaderboard.html", lb=board, rows_html=rows_html,
             axis_html=Markup(interval_axis(axis.low, axis.high)),
-            tournaments=tournament_filter(site), title="Leaderboard · Spades Arena",
+            tournaments=tournament_filter(site, board.tournament.id if board.tournament else None),
+            title="Leaderboard · Spades Arena",
         )  # fmt: skip
 
     def leaderboard_api(request: Request) -> Response:

@@ -6,6 +6,7 @@ running tournament's seed and a deal still to be played are no one's to see
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from arena.errors import ArenaError
 from arena.ladder.runner import LADDER_KEY
 from arena.ratings import INTERVAL_Z
 from arena.tournament import tournament_standings
@@ -66,13 +68,32 @@ def tournament_row(site: Site, t: Any) -> TournamentRow:
     )
 
 
-def tournament_filter(site: Site) -> list[TournamentRow]:
-    """Every tournament but the ladder's pairs, newest first (the leaderboard's filter)."""
-    return [
-        tournament_row(site, t)
-        for t in reversed(site.store.list_tournaments())
-        if not is_ladder_pair(t.config)
-    ]
+FILTER_TOURNAMENTS = 100
+"""Tournaments the leaderboard's filter offers: the newest (an older one by its id in the
+address, ``?tournament=ID``, and it is then offered too)."""
+
+
+def tournament_filter(site: Site, selected: int | None = None) -> list[TournamentRow]:
+    """The newest ``FILTER_TOURNAMENTS`` tournaments but the ladder's pairs, newest first (the
+    leaderboard's filter), and ``selected`` if it is older. Read a page at a time by id, so
+    an arena of many thousand tournaments costs the same."""
+    store = site.store
+    found: list[Any] = []
+    before = None
+    while len(found) < FILTER_TOURNAMENTS:
+        batch = store.list_tournaments(newest_first=True, limit=2 * FILTER_TOURNAMENTS,
+                                       before=before)  # fmt: skip
+        found += [t for t in batch if not is_ladder_pair(t.config)]
+        if len(batch) < 2 * FILTER_TOURNAMENTS:
+            break
+        before = batch[-1].id
+    found = found[:FILTER_TOURNAMENTS]
+    if selected is not None and all(t.id != selected for t in found):
+        with contextlib.suppress(ArenaError):
+            t = store.get_tournament(selected)
+            if not is_ladder_pair(t.config):
+                found.append(t)
+    return [tournament_row(site, t) for t in found]
 
 
 def tournament_list(site: Site, request: Request) -> TournamentList:
@@ -100,7 +121,15 @@ def tournament_view(
     """A tournament as ``policy``'s viewer may see it, with the games of ``page`` (page,
     per page); all of them when None (the live update, which any page may need a row of)."""
     store = site.store
-    info, config, standings = tournament_standings(store, tid)
+    state = store.tournament_match_state(tid)
+    # A tournament over never changes: its standings (TrueSkill replayed over its matches, the
+    # page's main cost) are kept, keyed by what would change them.
+    final = state[0] in ("finished", "cancelled")
+    info, config, standings = site.cached(
+        ("tournament-standings", tid, state, store.effective_rating_config())
+        if final else (None,),
+        lambda: tournament_standings(store, tid),
+    )
     seed = shown_tournament_seed(info, config.seed)
     every_game = store.tournament_games(tid)
     number, per_page = page if page is not None else (1, max(1, len(every_game)))
