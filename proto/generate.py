@@ -46,8 +46,9 @@ def generate(out: Path) -> None:
         raise SystemExit("protoc failed")
     pattern = re.compile(rf"^from ({'|'.join(PACKAGES)})(\.\S*)? import", re.MULTILINE)
     for path in sorted(out.rglob("*.py*")):
-        text = pattern.sub(lambda m: f"from arena._gen.{m.group(1)}{m.group(2) or ''} import",
-                           path.read_text())
+        text = pattern.sub(
+            lambda m: f"from arena._gen.{m.group(1)}{m.group(2) or ''} import", path.read_text()
+        )
         path.write_text(text)
     for d in sorted({p.parent for p in out.rglob("*.py")} | {out}):
         (d / "__init__.py").touch()
@@ -81,8 +82,13 @@ def main() -> int:
             and not (fresh / p.relative_to(OUT_DIR)).exists()
         ]
         if stale or extra:
-            print("arena/_gen is out of date with proto/ (run `make proto`):", *stale, *extra,
-                  sep="\n  ", file=sys.stderr)
+            print(
+                "arena/_gen is out of date with proto/ (run `make proto`):",
+                *stale,
+                *extra,
+                sep="\n  ",
+                file=sys.stderr,
+            )
             return 1
     return 0
 

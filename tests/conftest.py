@@ -150,6 +150,7 @@ def make_result() -> Callable[..., MatchResult]:
 
     return make
 
+
 CHROMIUM = "/usr/bin/chromium"
 """The browser of the web tests: Debian's chromium, driven by Playwright (no browser download)."""
 

@@ -74,26 +74,34 @@ def _simulated(*runs: dict[str, object]) -> dict[str, object]:
         # The figures of 2026-12-03: 10 nodes fell short of the ideal by its start and end only
         # (3.68 of 4.1/s), 100 recorded three times faster; the rate stops growing at 100.
         (
-            [_run(10, 4.1, 3.68, 0.899), _run(100, 41, 11.37, 0.278),
-             _run(1000, 410, 12.55, 0.051)],
+            [
+                _run(10, 4.1, 3.68, 0.899),
+                _run(100, 41, 11.37, 0.278),
+                _run(1000, 410, 12.55, 0.051),
+            ],
             "saturated at 100 simulated nodes: the coordinator records at most 12.55 matches/s, "
-            "what about 31 nodes send", 100,
+            "what about 31 nodes send",
+            100,
         ),
         (
             [_run(10, 4.1, 3.9, 0.95), _run(100, 41, 39.0, 0.93)],
-            "the coordinator keeps up at every size", None,
+            "the coordinator keeps up at every size",
+            None,
         ),
         (
             [_run(10, 4.1, 3.68, 0.899)],
-            "not saturated: short of the ideal time at 10 simulated nodes", None,
+            "not saturated: short of the ideal time at 10 simulated nodes",
+            None,
         ),
         (
             [_run(10, 4.1, 3.68, 0.899), _run(100, 41, 39.0, 0.93)],
-            "not saturated: short of the ideal time at 10 simulated nodes", None,
+            "not saturated: short of the ideal time at 10 simulated nodes",
+            None,
         ),
         (
             [_run(1000, 410, 12.0, 0.05)],
-            "saturated at 1000 simulated nodes: the coordinator records at most 12.00", 1000,
+            "saturated at 1000 simulated nodes: the coordinator records at most 12.00",
+            1000,
         ),
     ],
 )

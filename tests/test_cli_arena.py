@@ -75,22 +75,30 @@ def test_a_local_arena_refuses_what_only_a_server_decides(tmp_path: Path) -> Non
         (lambda a: a.leaderboard(recompute=True), "--recompute works on a local database"),
         (lambda a: a.leaderboard(players="bots"), "--players works on a local database"),
         (lambda a: a.match_log("m", 0, startup=True), "--startup reads a local database's logs"),
-        (lambda a: a.run_tournament(_request(), LocalPlay(ray="auto"), as_json=True),
-         "--ray and --server do not go together"),
-        (lambda a: a.run_tournament(_request(), LocalPlay(sandbox="off"), as_json=True),
-         "--db, --sandbox and --server do not go together"),
-        (lambda a: a.run_tournament(_request(bots=[]), LocalPlay(), as_json=True),
-         "--db and --server do not go together"),
-        (lambda a: a.resume_tournament(1, LocalPlay(concurrency=2), as_json=True),
-         "--concurrency, --db and --server do not go together"),
+        (
+            lambda a: a.run_tournament(_request(), LocalPlay(ray="auto"), as_json=True),
+            "--ray and --server do not go together",
+        ),
+        (
+            lambda a: a.run_tournament(_request(), LocalPlay(sandbox="off"), as_json=True),
+            "--db, --sandbox and --server do not go together",
+        ),
+        (
+            lambda a: a.run_tournament(_request(bots=[]), LocalPlay(), as_json=True),
+            "--db and --server do not go together",
+        ),
+        (
+            lambda a: a.resume_tournament(1, LocalPlay(concurrency=2), as_json=True),
+            "--concurrency, --db and --server do not go together",
+        ),
     ],
 )
 def test_a_remote_arena_refuses_local_options_before_any_call(call: object, said: str) -> None:
     arena = RemoteArena(NOBODY, db="sqlite://")
     with pytest.raises((ArenaError, typer.BadParameter)) as caught:
         call(arena)  # type: ignore[operator]
-    message = caught.value.message if isinstance(caught.value, typer.BadParameter) else str(
-        caught.value
+    message = (
+        caught.value.message if isinstance(caught.value, typer.BadParameter) else str(caught.value)
     )
     assert message.startswith(said) and "\n" not in message, message
 

@@ -13,7 +13,9 @@ import pytest
 def help_of(*args: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "arena", *args, "--help"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "COLUMNS": "100", "NO_COLOR": "1"},
     )
     assert done.returncode == 0, done.stderr

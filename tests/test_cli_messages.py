@@ -71,10 +71,14 @@ def test_https_against_a_plaintext_server_says_it_does_not_speak_tls() -> None:
     ("args", "said"),
     [
         (("tournament", "run", "random", "heuristic", "--db", "sqlite://"), "--db and --server"),
-        (("tournament", "run", "random", "heuristic", "--log-dir", "logs", "--sandbox", "off"),
-         "--log-dir, --sandbox and --server"),
-        (("tournament", "resume", "1", "--db", "sqlite://", "-k", "2"),
-         "--concurrency, --db and --server"),
+        (
+            ("tournament", "run", "random", "heuristic", "--log-dir", "logs", "--sandbox", "off"),
+            "--log-dir, --sandbox and --server",
+        ),
+        (
+            ("tournament", "resume", "1", "--db", "sqlite://", "-k", "2"),
+            "--concurrency, --db and --server",
+        ),
     ],
 )
 def test_local_options_beside_server_are_refused_before_any_call(

@@ -40,8 +40,17 @@ BOTS = [str(SAMPLES / "random"), str(SAMPLES / "heuristic"), str(SAMPLES / "caut
 GAMES, SEED, MAX_HANDS = 3, 31, 3
 TOTAL = 3 * GAMES * 2
 CLI_ARGS = [
-    *BOTS, "-n", str(GAMES), "--seed", str(SEED), "-k", "2", "--move-timeout", "10000",
-    "--max-hands", str(MAX_HANDS),
+    *BOTS,
+    "-n",
+    str(GAMES),
+    "--seed",
+    str(SEED),
+    "-k",
+    "2",
+    "--move-timeout",
+    "10000",
+    "--max-hands",
+    str(MAX_HANDS),
 ]
 
 
@@ -49,7 +58,11 @@ def settings() -> TournamentSettings:
     from arena.rules.ruleset import RuleSet
 
     return TournamentSettings(
-        bots=BOTS, games=GAMES, concurrency=2, seed=SEED, move_timeout_ms=10000,
+        bots=BOTS,
+        games=GAMES,
+        concurrency=2,
+        seed=SEED,
+        move_timeout_ms=10000,
         rules=RuleSet(max_hands=MAX_HANDS),
     )
 
@@ -69,8 +82,15 @@ def outcomes(url: str, tournament_id: int = 1) -> list[tuple[Any, ...]]:
     ordinal = {g.id: g.ordinal for g in games}
     return sorted(
         (
-            ordinal[m.tournament_game_id], m.match_id, m.seed, m.seat_versions, m.winner,
-            m.scores, m.hands_played, m.termination.value, actions[m.match_id],
+            ordinal[m.tournament_game_id],
+            m.match_id,
+            m.seed,
+            m.seat_versions,
+            m.winner,
+            m.scores,
+            m.hands_played,
+            m.termination.value,
+            actions[m.match_id],
         )
         for m in matches
     )
@@ -231,7 +251,11 @@ def test_coordinator_sigkill_then_resume(cluster: Any, reference: Any, tmp_path:
     env = {**os.environ}
     proc = subprocess.Popen(
         arena_cmd("tournament", "run", *CLI_ARGS, "--db", url, "--json", "--ray", cluster.address),
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     raylets = [raylet_pid(cluster.head_node), *(raylet_pid(n) for n in cluster.worker_nodes)]
     deadline = time.monotonic() + 240
@@ -258,7 +282,11 @@ def test_coordinator_sigkill_then_resume(cluster: Any, reference: Any, tmp_path:
 
     resumed = subprocess.run(
         arena_cmd("tournament", "resume", "1", "--db", url, "--json", "--ray", cluster.address),
-        cwd=ROOT, capture_output=True, text=True, timeout=300, env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
     assert resumed.returncode == 0, resumed.stderr
     out = json.loads(resumed.stdout)
@@ -345,15 +373,15 @@ def test_node_killed_mid_tournament(cluster: Any, reference: Any, tmp_path: Path
     thread = threading.Thread(target=run)
     thread.start()
     assert reporter.reached.wait(240), errors
-    victim = cluster.worker_nodes[0] if isinstance(cluster.worker_nodes, list) else next(
-        iter(cluster.worker_nodes)
+    victim = (
+        cluster.worker_nodes[0]
+        if isinstance(cluster.worker_nodes, list)
+        else next(iter(cluster.worker_nodes))
     )
     # Killed with a match in play there: the match that reached the count may have been the
     # node's last one, and its next not yet given to it.
     deadline = time.monotonic() + 60
-    while not any(
-        w["node_id"] == victim.node_id and w["in_play"] for w in made[0].workers()
-    ):
+    while not any(w["node_id"] == victim.node_id and w["in_play"] for w in made[0].workers()):
         assert time.monotonic() < deadline, made[0].workers()
         time.sleep(0.005)
     bots = bot_processes([raylet_pid(victim)])

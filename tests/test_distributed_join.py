@@ -98,4 +98,3 @@ def test_a_node_that_joins_mid_run_gets_matches(tmp_path: Path) -> None:
     finally:
         stop_local_cluster(cluster)
         signal_pids(sorted(set(descendants(os.getpid())) - before), signal.SIGKILL)
-

@@ -32,11 +32,27 @@ def test_a_local_tournament_does_not_import_ray(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'local.db'}"
     proc = subprocess.run(
         [
-            sys.executable, "-c", PROGRAM, "tournament", "run", str(SAMPLES / "random"),
-            str(SAMPLES / "heuristic"), "-n", "1", "--max-hands", "2", "--seed", "3",
-            "--db", url, "--json",
+            sys.executable,
+            "-c",
+            PROGRAM,
+            "tournament",
+            "run",
+            str(SAMPLES / "random"),
+            str(SAMPLES / "heuristic"),
+            "-n",
+            "1",
+            "--max-hands",
+            "2",
+            "--seed",
+            "3",
+            "--db",
+            url,
+            "--json",
         ],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["tournament"]["done"] == 2
@@ -53,9 +69,24 @@ def test_bad_ray_options_are_one_line_errors(tmp_path: Path) -> None:
         (["--ray", "127.0.0.1:1"], "cannot join the Ray cluster at 127.0.0.1:1: nothing answers"),
     ):
         proc = subprocess.run(
-            [sys.executable, "-m", "arena", "tournament", "run", str(SAMPLES / "random"),
-             str(SAMPLES / "heuristic"), "-n", "1", "--db", url, *args],
-            cwd=ROOT, capture_output=True, text=True, timeout=120,
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "tournament",
+                "run",
+                str(SAMPLES / "random"),
+                str(SAMPLES / "heuristic"),
+                "-n",
+                "1",
+                "--db",
+                url,
+                *args,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert proc.returncode == 2, proc.stderr
         lines = proc.stderr.strip().splitlines()

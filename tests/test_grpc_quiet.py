@@ -81,9 +81,7 @@ def test_tls_handshake_failures_are_one_line_on_both_sides(tmp_path: Path) -> No
         assert "--ca-file" in untrusted
         plain = _only_line(_arena("ratings", "--server", server.address))
         assert "use --server https://HOST:PORT" in plain, plain
-        trusted = _arena(
-            "ratings", "--server", f"https://{server.address}", "--ca-file", str(cert)
-        )
+        trusted = _arena("ratings", "--server", f"https://{server.address}", "--ca-file", str(cert))
         assert trusted.returncode == 0 and trusted.stderr == "", trusted.stderr
     finally:
         assert server.stop() == 0, "".join(server.lines)

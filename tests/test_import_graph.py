@@ -126,7 +126,9 @@ def test_the_private_import_check_finds_one(tmp_path: Path) -> None:
     )
     hits = _private_grpc_imports(path)
     assert [h.split(" imports ")[1] for h in hits] == [
-        "grpc._cython", "grpc._common", "grpc._cython.x"
+        "grpc._cython",
+        "grpc._common",
+        "grpc._cython.x",
     ]
 
 
@@ -141,7 +143,11 @@ def test_importing_arena_changes_no_environment() -> None:
     )
     clean = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
     done = subprocess.run(
-        [sys.executable, "-c", probe], env=clean, capture_output=True, text=True, check=True,
+        [sys.executable, "-c", probe],
+        env=clean,
+        capture_output=True,
+        text=True,
+        check=True,
         timeout=60,
     )
     before, after = json.loads(done.stdout.strip().splitlines()[-1])

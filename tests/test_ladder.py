@@ -44,7 +44,9 @@ def settled_store(url: str) -> None:
             store,
             TournamentSettings(
                 bots=[str(SAMPLES / "random"), str(SAMPLES / "heuristic")],
-                games=2, seed=5, rules=FAST,
+                games=2,
+                seed=5,
+                rules=FAST,
             ),
         )
         run_tournament(store, tid)
@@ -278,8 +280,9 @@ def test_a_ladder_killed_and_restarted_loses_and_doubles_nothing(
             register_directory(store, SAMPLES / name)
     base = arena("ladder", "run", "--db", sqlite_url, "--rules", "max_hands=3", "--house", "none")
     cmd = [*base, "--max-pairs", "3", "--seed", "4"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline and len(recorded(sqlite_url)) < 1:
@@ -289,15 +292,17 @@ def test_a_ladder_killed_and_restarted_loses_and_doubles_nothing(
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     before = recorded(sqlite_url)
-    subprocess.run([*base, "--max-pairs", "1", "--seed", "5"], check=True,
-                   capture_output=True, timeout=300)
+    subprocess.run(
+        [*base, "--max-pairs", "1", "--seed", "5"], check=True, capture_output=True, timeout=300
+    )
     after = recorded(sqlite_url)
     assert set(before) <= set(after)
     with Store.open(sqlite_url) as store:
         pairs = ladder_tournaments(store)
         for t in pairs:
             games = Counter(
-                m.tournament_game_id for m in store.list_matches(tournament_id=t.id)
+                m.tournament_game_id
+                for m in store.list_matches(tournament_id=t.id)
                 if m.termination is not Termination.ABORTED
             )
             assert all(n == 1 for n in games.values()), games
@@ -316,7 +321,8 @@ def test_runs_sharing_stop_and_abort_events_leave_them_unset(sqlite_url: str) ->
             tid = create_tournament(
                 store,
                 TournamentSettings(
-                    bots=[str(SAMPLES / "random"), str(SAMPLES / "heuristic")], games=1,
+                    bots=[str(SAMPLES / "random"), str(SAMPLES / "heuristic")],
+                    games=1,
                     rules=FAST,
                 ),
             )

@@ -8,9 +8,7 @@ from arena.ladder.collusion import FLAG_P, MatchFacts, collusion_flags
 
 
 def _matches(bot: str, opponent: str, n: int, forfeits: int) -> list[MatchFacts]:
-    return [
-        MatchFacts((bot, opponent), 0 if i < forfeits else None) for i in range(n)
-    ]
+    return [MatchFacts((bot, opponent), 0 if i < forfeits else None) for i in range(n)]
 
 
 def test_a_shill_throwing_only_to_its_star_is_flagged() -> None:

@@ -23,9 +23,7 @@ def test_a_new_bot_is_played_first() -> None:
         LadderEntrant(i, f"b{i}", 20.0 + 3 * i, 1.5, pairs=30, last_pair=90 + i) for i in range(5)
     ]
     newcomer = LadderEntrant(99, "new", 25.0, 25.0 / 3)
-    choice = Matchmaker().choose(
-        [*settled, newcomer], {}, next_pair=100, rng=random.Random(1)
-    )
+    choice = Matchmaker().choose([*settled, newcomer], {}, next_pair=100, rng=random.Random(1))
     assert choice is not None and 99 in (choice.a.version_id, choice.b.version_id)
 
 
@@ -50,8 +48,9 @@ def test_busy_bots_are_not_chosen_and_two_are_needed() -> None:
     mm = Matchmaker()
     choice = mm.choose(entrants, {}, next_pair=0, rng=random.Random(1), busy=frozenset({0}))
     assert choice is not None and 0 not in (choice.a.version_id, choice.b.version_id)
-    assert mm.choose(entrants, {}, next_pair=0, rng=random.Random(1),
-                     busy=frozenset({0, 1})) is None
+    assert (
+        mm.choose(entrants, {}, next_pair=0, rng=random.Random(1), busy=frozenset({0, 1})) is None
+    )
 
 
 def test_a_bot_left_waiting_gains_priority() -> None:
@@ -69,8 +68,9 @@ def test_the_choice_is_deterministic_for_a_seed() -> None:
     entrants = field(4.0, 4.0, 4.0, 4.0)
     picks = {
         (c.a.version_id, c.b.version_id)
-        for c in (Matchmaker().choose(entrants, {}, next_pair=0, rng=random.Random(7))
-                  for _ in range(5))
+        for c in (
+            Matchmaker().choose(entrants, {}, next_pair=0, rng=random.Random(7)) for _ in range(5)
+        )
         if c is not None
     }
     assert len(picks) == 1
@@ -85,9 +85,7 @@ def test_matchmaking_orders_the_field_in_fewer_pairs_than_uniform_pairing() -> N
 
 def test_a_newcomer_is_placed_within_a_few_pairs() -> None:
     skills = simulation.true_skills(8, 2.5, random.Random(3))
-    pairs = simulation.placement(
-        skills, settle_pairs=120, sigma_target=2.0, max_pairs=40, seed=3
-    )
+    pairs = simulation.placement(skills, settle_pairs=120, sigma_target=2.0, max_pairs=40, seed=3)
     assert pairs is not None and pairs <= 15
 
 
@@ -152,8 +150,9 @@ def test_the_fast_choice_keeps_the_owner_and_house_rules() -> None:
     others = [LadderEntrant(i, f"s{i}", 25.0 + 0.01 * i, 1.0, owner=1000 + i) for i in range(80)]
     mine = [LadderEntrant(200 + i, f"m{i}", 25.0, 25.0 / 3, owner=7) for i in range(3)]
     house = [LadderEntrant(300 + i, f"h{i}", 25.0, 25.0 / 3, house=True) for i in range(3)]
-    c = Matchmaker().choose([*others, *mine, *house], PairCounts(), next_pair=0,
-                            rng=random.Random(1))
+    c = Matchmaker().choose(
+        [*others, *mine, *house], PairCounts(), next_pair=0, rng=random.Random(1)
+    )
     assert c is not None
     assert not (c.a.owner == c.b.owner == 7) and not (c.a.house and c.b.house)
     assert c.uncertainty > 2 * (25.0 / 3) ** 2 - 1  # still a fresh bot against a fresh bot

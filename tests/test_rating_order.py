@@ -184,7 +184,9 @@ def test_pairs_rated_as_recorded_never_rebuild_the_ratings(
     rebuilds: list[int] = []
     real = rating_order.rebuild
     monkeypatch.setattr(
-        rating_order, "rebuild", lambda *a: rebuilds.append(1) or real(*a)  # type: ignore[func-returns-value]
+        rating_order,
+        "rebuild",
+        lambda *a: rebuilds.append(1) or real(*a),  # type: ignore[func-returns-value]
     )
     config: dict[str, object] = {"kind": "test"}
     if as_recorded:

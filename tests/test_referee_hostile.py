@@ -173,9 +173,7 @@ def test_a_card_of_the_opponents_hand_forfeits(
 def test_flood_of_stderr_does_not_disturb_the_match(good: tuple[RunningBot, RunningBot]) -> None:
     bot, mark = start_marked("flood")
     try:
-        result = play_match(
-            (good[0], bot), seed=11, rules=RuleSet(max_hands=1), clock=CLOCK
-        )
+        result = play_match((good[0], bot), seed=11, rules=RuleSet(max_hands=1), clock=CLOCK)
         assert bot.log_bytes > 10_000_000  # it wrote a megabyte a decision...
         assert bot.log_path.stat().st_size < bot.log_bytes  # ...and the log kept a capped part
     finally:

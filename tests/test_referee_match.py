@@ -151,7 +151,10 @@ def test_stop_event_aborts_the_match(random_bot: RunningBot, fast_bot: RunningBo
             stop.set()
 
     result = play_match(
-        (random_bot, fast_bot), seed=1, rules=RuleSet(target_score=10_000), stop=stop,
+        (random_bot, fast_bot),
+        seed=1,
+        rules=RuleSet(target_score=10_000),
+        stop=stop,
         on_hand=on_hand,
     )
     assert result.termination is Termination.ABORTED
@@ -260,9 +263,7 @@ def test_a_bot_whose_channel_was_closed_by_a_restart_has_crashed(fast_bot: Runni
     assert "before the match began" in result.detail
     # The same in the middle of a match: the bot dies and its channel is closed after hand 1.
     dying = start_bot(manifest)
-    result = play_match(
-        (dying, fast_bot), seed=4, rules=SHORT, on_hand=lambda hand: dying.stop()
-    )
+    result = play_match((dying, fast_bot), seed=4, rules=SHORT, on_hand=lambda hand: dying.stop())
     assert result.termination is Termination.FORFEIT_CRASH, result.detail
     assert (result.winner, result.faults, result.hands_played) == (1, (1, 0), 1)
     assert "before EndHand" in result.detail

@@ -29,8 +29,16 @@ def arena(*args: str) -> str:
 
 def test_match_records_and_replay_shows_it(sqlite_url: str) -> None:
     out = arena(
-        "match", RANDOM, str(BOTS / "hostile"), "--seed", "4", "--target-score", "150",
-        "--db", sqlite_url, "--json",
+        "match",
+        RANDOM,
+        str(BOTS / "hostile"),
+        "--seed",
+        "4",
+        "--target-score",
+        "150",
+        "--db",
+        sqlite_url,
+        "--json",
     )
     data = json.loads(out)
     assert data["termination"] in ("target_reached", "hand_limit")
@@ -57,7 +65,13 @@ def test_match_records_and_replay_shows_it(sqlite_url: str) -> None:
 
 def test_match_forfeit_is_printed_and_replayable_from_a_file(tmp_path: Path) -> None:
     out = arena(
-        "match", str(BOTS / "hostile_illegal"), RANDOM, "--seed", "2", "--move-timeout", "300",
+        "match",
+        str(BOTS / "hostile_illegal"),
+        RANDOM,
+        "--seed",
+        "2",
+        "--move-timeout",
+        "300",
         "--no-record",
     )
     assert "seat 1 (random@1.0) wins by forfeit (illegal action)" in out
@@ -65,8 +79,21 @@ def test_match_forfeit_is_printed_and_replayable_from_a_file(tmp_path: Path) -> 
     assert "Faults: hostile_illegal@1.0 1, random@1.0 0." in out
 
     data = json.loads(
-        arena("match", str(BOTS / "hostile_sleep"), RANDOM, "--seed", "2", "--move-timeout",
-              "200", "--policy", "substitute", "--max-faults", "2", "--no-record", "--json")
+        arena(
+            "match",
+            str(BOTS / "hostile_sleep"),
+            RANDOM,
+            "--seed",
+            "2",
+            "--move-timeout",
+            "200",
+            "--policy",
+            "substitute",
+            "--max-faults",
+            "2",
+            "--no-record",
+            "--json",
+        )
     )
     assert data["termination"] == Termination.FORFEIT_TIMEOUT.value
     assert data["winner"] == 1 and data["faults"] == [2, 0] and data["recorded"] is None
@@ -95,11 +122,30 @@ def test_a_bot_that_does_not_start_forfeits_without_play(tmp_path: Path) -> None
 
 
 def test_registered_names_play(sqlite_url: str) -> None:
-    arena("match", RANDOM, str(BOTS / "hostile"), "--seed", "1", "--max-hands", "1",
-          "--db", sqlite_url)
+    arena(
+        "match",
+        RANDOM,
+        str(BOTS / "hostile"),
+        "--seed",
+        "1",
+        "--max-hands",
+        "1",
+        "--db",
+        sqlite_url,
+    )
     data = json.loads(
-        arena("match", "hostile", "random@1.0", "--seed", "1", "--max-hands", "1",
-              "--db", sqlite_url, "--json")
+        arena(
+            "match",
+            "hostile",
+            "random@1.0",
+            "--seed",
+            "1",
+            "--max-hands",
+            "1",
+            "--db",
+            sqlite_url,
+            "--json",
+        )
     )
     assert data["players"] == ["hostile@1.0", "random@1.0"]
     assert data["termination"] == "hand_limit"

@@ -208,10 +208,13 @@ def test_the_information_set_names_what_the_observation_holds() -> None:
                 obs.own_put_aside
             )
             assert (info.looking_at, tuple(info.own_discards)) == (
-                obs.looking_at, obs.own_discards,
+                obs.looking_at,
+                obs.own_discards,
             )
             assert (info.stock_size, info.seats, info.spades_broken) == (
-                obs.stock_size, obs.seats, obs.spades_broken,
+                obs.stock_size,
+                obs.seats,
+                obs.spades_broken,
             )
             assert len(info.plays) == sum(len(t.cards) for t in obs.tricks)
             assert len(info.winners) == sum(t.winner is not None for t in obs.tricks)

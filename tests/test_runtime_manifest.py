@@ -171,28 +171,42 @@ BAD_MANIFESTS = {
     ),
     # Numbers out of range: each once crashed the arena or a whole tournament.
     "startup timeout nan": (
-        MINIMAL + "[limits]\nstartup_timeout_s = nan\n", "limits.startup_timeout_s", "finite"
+        MINIMAL + "[limits]\nstartup_timeout_s = nan\n",
+        "limits.startup_timeout_s",
+        "finite",
     ),
     "startup timeout inf": (
-        MINIMAL + "[limits]\nstartup_timeout_s = inf\n", "limits.startup_timeout_s", "finite"
+        MINIMAL + "[limits]\nstartup_timeout_s = inf\n",
+        "limits.startup_timeout_s",
+        "finite",
     ),
     "startup timeout huge": (
-        MINIMAL + "[limits]\nstartup_timeout_s = 2000000\n", "limits.startup_timeout_s", "at most"
+        MINIMAL + "[limits]\nstartup_timeout_s = 2000000\n",
+        "limits.startup_timeout_s",
+        "at most",
     ),
     "startup timeout 1e9": (
-        MINIMAL + "[limits]\nstartup_timeout_s = 1e9\n", "limits.startup_timeout_s", "at most 300"
+        MINIMAL + "[limits]\nstartup_timeout_s = 1e9\n",
+        "limits.startup_timeout_s",
+        "at most 300",
     ),
     "cpu seconds nan": (MINIMAL + "[limits]\ncpu_seconds = nan\n", "limits.cpu_seconds", "finite"),
     "cpu seconds -inf": (
-        MINIMAL + "[limits]\ncpu_seconds = -inf\n", "limits.cpu_seconds", "finite"
+        MINIMAL + "[limits]\ncpu_seconds = -inf\n",
+        "limits.cpu_seconds",
+        "finite",
     ),
     "memory huge": (
-        MINIMAL + "[limits]\nmemory_mb = 9223372036854775807\n", "limits.memory_mb", "at most"
+        MINIMAL + "[limits]\nmemory_mb = 9223372036854775807\n",
+        "limits.memory_mb",
+        "at most",
     ),
     "processes huge": (MINIMAL + "[limits]\nprocesses = 10000000\n", "limits.processes", "at most"),
     "processes negative": (MINIMAL + "[limits]\nprocesses = -1\n", "limits.processes", "positive"),
     "processes twice": (
-        MINIMAL + "[limits]\nprocesses = 1\nmax_processes = 2\n", "limits.max_processes", "one"
+        MINIMAL + "[limits]\nprocesses = 1\nmax_processes = 2\n",
+        "limits.max_processes",
+        "one",
     ),
     "cpus nan": (MINIMAL + "[limits]\ncpus = nan\n", "limits.cpus", "finite"),
     "cpus huge": (MINIMAL + "[limits]\ncpus = 1e6\n", "limits.cpus", "at most"),

@@ -113,8 +113,10 @@ def test_a_version_label_reused_with_other_content_is_refused(
         message = str(refused.value)
         assert refused.value.code == grpc.StatusCode.ALREADY_EXISTS
         assert "\n" not in message
-        assert f"already has version 1.1 with other content (content hash " \
+        assert (
+            f"already has version 1.1 with other content (content hash "
             f"{first.version.content_hash[:12]})" in message
+        )
         assert "raise `version` in bot.toml (e.g. to 1.2)" in message
         assert [v.version for v in client.get_bot("mybot").versions] == ["1.1"]
         bump_version(bot, "1.2")

@@ -34,9 +34,7 @@ def _interrupted_tournament(tmp_path: Path, db: Path, token: str) -> int:
     with ArenaClient(server.address, token=token) as client:
         for name in ("alpha", "beta"):
             client.submit_bot(bot_copy(tmp_path, name, extra=name))
-        started = client.start_tournament(
-            ["alpha", "beta"], games=3, concurrency=1, rules=SHORT
-        )
+        started = client.start_tournament(["alpha", "beta"], games=3, concurrency=1, rules=SHORT)
         for event in client.watch_tournament(started.id):
             if event.HasField("match"):
                 break

@@ -155,9 +155,7 @@ def test_duplicate_deals_asked_for_are_shared_by_every_pair(
 
 
 @pytest.mark.slow
-def test_a_comparison_through_the_service(
-    served: tuple[ArenaProcess, str], tmp_path: Path
-) -> None:
+def test_a_comparison_through_the_service(served: tuple[ArenaProcess, str], tmp_path: Path) -> None:
     """StartTournament with a Comparison: two bots, played until the SPRT decides or the cap
     (here 3 pairs, bounds no 3 pairs of equal bots cross); bad requests refused in one line."""
     server, token = served

@@ -39,8 +39,10 @@ def hostile(mode: str, **env: str) -> RunningBot:
 def test_a_frame_is_the_message_protobuf_makes(seq: int, size: int) -> None:
     for kind in (Decision.PLAY, "EndHand"):
         field = FIELDS[kind][0]
-        request = pb.PlayRequest(match_id="m" * size) if kind is Decision.PLAY else (
-            pb.EndHandRequest(match_id="m" * size)
+        request = (
+            pb.PlayRequest(match_id="m" * size)
+            if kind is Decision.PLAY
+            else (pb.EndHandRequest(match_id="m" * size))
         )
         expected = pb.PlaySessionRequest(seq=seq, **{field: request}).SerializeToString()
         assert frame(kind, seq, request.SerializeToString()) == expected
@@ -77,8 +79,15 @@ def test_every_deadline_is_kept_and_a_late_answer_is_never_read() -> None:
     # The bot sleeps for the request's move time (1 s) on every 2nd request.
     with hostile("slow", HOSTILE_SLOW_EVERY="2", HOSTILE_FRACTION="1.0") as bot:
         got = session.run(asks(bot))
-    (first_late, _, first), (second_late, second_s, _), (third_late, third_s, third), (
-        fourth_late, _, fourth,
+    (
+        (first_late, _, first),
+        (second_late, second_s, _),
+        (third_late, third_s, third),
+        (
+            fourth_late,
+            _,
+            fourth,
+        ),
     ) = got
     assert not first_late and first is not None
     assert second_late and 0.2 <= second_s < 0.9  # its own deadline, not the 30 s one before it
@@ -113,9 +122,12 @@ def test_matches_side_by_side_each_in_its_own_thread() -> None:
 
         def one(i: int) -> None:
             gate.wait()
-            results[i] = play_match((a, b) if i % 2 else (b, a), seed=20 + i, rules=RuleSet(
-                max_hands=2
-            ), on_hand=lambda _: told_in.add(threading.current_thread().name))
+            results[i] = play_match(
+                (a, b) if i % 2 else (b, a),
+                seed=20 + i,
+                rules=RuleSet(max_hands=2),
+                on_hand=lambda _: told_in.add(threading.current_thread().name),
+            )
 
         threads = [threading.Thread(target=one, args=(i,)) for i in range(4)]
         for t in threads:

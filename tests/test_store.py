@@ -250,14 +250,15 @@ def test_what_is_rated(store: Store, make_result: MakeResult) -> None:
     assert len(store.list_matches()) == 6
     unrated = store.list_matches(rated=False)
     assert [m.unrated_reason for m in unrated] == [
-        "aborted", "not_started", "self_play", "not_started"
+        "aborted",
+        "not_started",
+        "self_play",
+        "not_started",
     ]
     assert all(m.unrated_reason is None for m in store.list_matches(rated=True))
 
 
-def test_one_owners_bots_are_recorded_never_rated(
-    store: Store, make_result: MakeResult
-) -> None:
+def test_one_owners_bots_are_recorded_never_rated(store: Store, make_result: MakeResult) -> None:
     """The shill and the star: one owner's second bot throws every match to the first. The
     matches are kept, with the reason, and rate nobody; the star's match against another
     owner's bot is rated as ever."""
@@ -587,28 +588,45 @@ def test_upgrade_to_0005_gives_versions_their_owner_and_matches_their_reason(
     try:
         with engine.execution_options(**{WRITE: True}).begin() as conn:
             command.upgrade(alembic_config(conn), "0004")
-            conn.execute(text("INSERT INTO api_tokens (id, name, token_hash, created_at, role) "
-                              "VALUES (7, 'alice', 'x', '2026-12-01', 'member')"))
-            conn.execute(text("INSERT INTO bots (id, name, owner_token_id, created_at) VALUES "
-                              "(1, 'mine', 7, '2026-12-01'), (2, 'local', NULL, '2026-12-01')"))
-            conn.execute(text(
-                "INSERT INTO bot_versions (id, bot_id, version_label, content_hash, source, "
-                "created_at) VALUES (1, 1, '1', 'h1', '/1', '2026-12-01'), "
-                "(2, 2, '1', 'h2', '/2', '2026-12-01')"
-            ))
-            for i, (termination, seats, rated) in enumerate([
-                ("aborted", (1, 2), False), ("target_reached", (1, 1), False),
-                ("forfeit_crash", (1, 2), False), ("target_reached", (1, 2), True),
-            ]):
-                conn.execute(text(
-                    "INSERT INTO matches (match_id, seed, rules, engine_version, "
-                    "seat0_version_id, seat1_version_id, score0, score1, hands_played, "
-                    "termination, detail, faults0, faults1, rated, decisions, decision_count, "
-                    "started_at, finished_at, recorded_at, rating_applied) VALUES "
-                    f"('m{i}', 1, '{{}}', 'e', {seats[0]}, {seats[1]}, 0, 0, 1, "
-                    f"'{termination}', '', 0, 0, {'TRUE' if rated else 'FALSE'}, :blob, 0, "
-                    "'2026-12-01', '2026-12-01', '2026-12-01', FALSE)"
-                ), {"blob": b""})
+            conn.execute(
+                text(
+                    "INSERT INTO api_tokens (id, name, token_hash, created_at, role) "
+                    "VALUES (7, 'alice', 'x', '2026-12-01', 'member')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO bots (id, name, owner_token_id, created_at) VALUES "
+                    "(1, 'mine', 7, '2026-12-01'), (2, 'local', NULL, '2026-12-01')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO bot_versions (id, bot_id, version_label, content_hash, source, "
+                    "created_at) VALUES (1, 1, '1', 'h1', '/1', '2026-12-01'), "
+                    "(2, 2, '1', 'h2', '/2', '2026-12-01')"
+                )
+            )
+            for i, (termination, seats, rated) in enumerate(
+                [
+                    ("aborted", (1, 2), False),
+                    ("target_reached", (1, 1), False),
+                    ("forfeit_crash", (1, 2), False),
+                    ("target_reached", (1, 2), True),
+                ]
+            ):
+                conn.execute(
+                    text(
+                        "INSERT INTO matches (match_id, seed, rules, engine_version, "
+                        "seat0_version_id, seat1_version_id, score0, score1, hands_played, "
+                        "termination, detail, faults0, faults1, rated, decisions, decision_count, "
+                        "started_at, finished_at, recorded_at, rating_applied) VALUES "
+                        f"('m{i}', 1, '{{}}', 'e', {seats[0]}, {seats[1]}, 0, 0, 1, "
+                        f"'{termination}', '', 0, 0, {'TRUE' if rated else 'FALSE'}, :blob, 0, "
+                        "'2026-12-01', '2026-12-01', '2026-12-01', FALSE)"
+                    ),
+                    {"blob": b""},
+                )
     finally:
         engine.dispose()
     with Store.open(db_url, rating_config=RatingConfig(), upgrade=True) as store:

@@ -79,9 +79,22 @@ def test_demo_fits(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_compare_fits(tmp_path: Path) -> None:
-    out = arena("compare", "heuristic", "random", "--max-pairs", "2", "--max-hands", "3",
-                "--seed", "1", "--sprt", "elo0=0,elo1=50", "--db",
-                f"sqlite:///{tmp_path / 'c.db'}", code=3)  # fmt: skip (3: undecided)
+    out = arena(
+        "compare",
+        "heuristic",
+        "random",
+        "--max-pairs",
+        "2",
+        "--max-hands",
+        "3",
+        "--seed",
+        "1",
+        "--sprt",
+        "elo0=0,elo1=50",
+        "--db",
+        f"sqlite:///{tmp_path / 'c.db'}",
+        code=3,
+    )  # fmt: skip (3: undecided)
     fits(out)
     assert "pairs    2" in out and "LLR" in out and "elo " in out
     assert "score 100.0% [" in out and "elo > +" in out  # 4 wins of 4: the raw score, unbounded

@@ -42,8 +42,9 @@ def test_quiet_reporter_says_nothing(capsys) -> None:  # type: ignore[no-untyped
     assert capsys.readouterr() == ("", "")
 
 
-def _render(width: int, reporter_games: int, bots: list[str] | None = None,
-            total: int = 360) -> str:
+def _render(
+    width: int, reporter_games: int, bots: list[str] | None = None, total: int = 360
+) -> str:
     """The last frame a reporter draws at ``width`` after ``reporter_games`` matches, one
     every 2 s of a fake clock (seat 0 wins, bots paired in turn)."""
     out = io.StringIO()

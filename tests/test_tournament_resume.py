@@ -25,8 +25,17 @@ SAMPLES = ROOT / "sample_bots"
 # random bot seeds each decision from ARENA_BOT_SEED (which the tournament derives from its seed)
 # and the match id (the same for a game however often it is restarted).
 ARGS = [
-    str(SAMPLES / "random"), str(SAMPLES / "heuristic"), str(SAMPLES / "cautious"),
-    "-n", "3", "--seed", "31", "-k", "2", "--move-timeout", "10000",
+    str(SAMPLES / "random"),
+    str(SAMPLES / "heuristic"),
+    str(SAMPLES / "cautious"),
+    "-n",
+    "3",
+    "--seed",
+    "31",
+    "-k",
+    "2",
+    "--move-timeout",
+    "10000",
 ]
 KILL_SEED = 20240601
 MAX_KILLS = 5
@@ -83,7 +92,10 @@ def test_resume_after_sigkill_at_random_points(tmp_path: Path) -> None:
     t0 = time.monotonic()
     ref = subprocess.run(
         arena_cmd("tournament", "run", *ARGS, "--db", ref_url, "--json"),
-        capture_output=True, text=True, cwd=ROOT, timeout=600,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
     )
     duration = time.monotonic() - t0
     assert ref.returncode == 0, ref.stderr
@@ -122,7 +134,10 @@ def test_resume_after_sigkill_at_random_points(tmp_path: Path) -> None:
     assert len(kills) >= 2, f"the kill points should interrupt the tournament: {kills}"
     final = subprocess.run(
         arena_cmd("tournament", "resume", "1", "--db", url, "--json"),
-        capture_output=True, text=True, cwd=ROOT, timeout=600,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
     )
     assert final.returncode == 0, final.stderr
     resumed = json.loads(final.stdout)

@@ -53,13 +53,22 @@ def arena_json(*args: str) -> Any:
 
 def test_small_tournament_end_to_end_through_the_cli(sqlite_url: str) -> None:
     out = arena_json(
-        "tournament", "run", *THREE, "-n", "1", "--seed", "3", "-k", "2",
-        "--move-timeout", MOVE_MS, "--db", sqlite_url,
+        "tournament",
+        "run",
+        *THREE,
+        "-n",
+        "1",
+        "--seed",
+        "3",
+        "-k",
+        "2",
+        "--move-timeout",
+        MOVE_MS,
+        "--db",
+        sqlite_url,
     )
     t = out["tournament"]
-    assert (t["status"], t["done"], t["total"], t["seed"], t["games"]) == (
-        "finished", 6, 6, 3, 1
-    )
+    assert (t["status"], t["done"], t["total"], t["seed"], t["games"]) == ("finished", 6, 6, 3, 1)
     board = out["leaderboard"]
     assert [r["rank"] for r in board] == [1, 2, 3]
     assert {r["bot"] for r in board} == {"random", "heuristic", "cautious"}
@@ -162,8 +171,20 @@ def test_final_ratings_do_not_depend_on_concurrency(tmp_path: Path) -> None:
 def test_a_bot_that_cannot_start_forfeits_its_matches(sqlite_url: str, tmp_path: Path) -> None:
     broken = str(standalone_bot(TEST_BOTS / "runtime_exits_at_once", tmp_path))
     done = arena(
-        "tournament", "run", str(SAMPLES / "random"), str(SAMPLES / "heuristic"), broken,
-        "-n", "1", "--seed", "4", "--move-timeout", MOVE_MS, "--db", sqlite_url, "--json",
+        "tournament",
+        "run",
+        str(SAMPLES / "random"),
+        str(SAMPLES / "heuristic"),
+        broken,
+        "-n",
+        "1",
+        "--seed",
+        "4",
+        "--move-timeout",
+        MOVE_MS,
+        "--db",
+        sqlite_url,
+        "--json",
     )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
@@ -194,8 +215,16 @@ def test_a_bot_that_cannot_start_forfeits_its_matches(sqlite_url: str, tmp_path:
 def test_a_bot_that_cannot_start_is_named_with_why(sqlite_url: str) -> None:
     broken = str(TEST_BOTS / "runtime_missing_command")
     done = arena(
-        "tournament", "run", str(SAMPLES / "random"), broken, "-n", "1",
-        "--move-timeout", MOVE_MS, "--db", sqlite_url,
+        "tournament",
+        "run",
+        str(SAMPLES / "random"),
+        broken,
+        "-n",
+        "1",
+        "--move-timeout",
+        MOVE_MS,
+        "--db",
+        sqlite_url,
     )
     assert done.returncode == 0, done.stderr
     # Which bot and why, as it happens (on stderr off a terminal), then in the fault table.
@@ -236,8 +265,10 @@ def test_a_bot_that_keeps_crashing_is_restarted_a_few_times(
         (["random", "heuristic", "-n", "-3"], "--games must be at least 1"),
         (["random", "heuristic", "-k", "0"], "--concurrency must be at least 1"),
         (["random", "heuristic", "--policy", "pray"], "unknown fault policy 'pray'"),
-        (["random", "heuristic", "--deals", "shared"],
-         "--deals must be one of pairs, duplicate, independent, got 'shared'"),
+        (
+            ["random", "heuristic", "--deals", "shared"],
+            "--deals must be one of pairs, duplicate, independent, got 'shared'",
+        ),
         (["random", "heuristic", "--move-timeout", "0"], "move time must be a positive"),
         (["random", "random"], "named twice"),
         (["./nowhere/bot", "random"], "no such directory"),
@@ -276,9 +307,29 @@ def test_unknown_tournament(sqlite_url: str) -> None:
 @pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_resume_finishes(sqlite_url: str) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "tournament", "run", *THREE, "-n", "3", "--seed", "8",
-         "-k", "2", "--move-timeout", MOVE_MS, "--db", sqlite_url, "--json"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "tournament",
+            "run",
+            *THREE,
+            "-n",
+            "3",
+            "--seed",
+            "8",
+            "-k",
+            "2",
+            "--move-timeout",
+            MOVE_MS,
+            "--db",
+            sqlite_url,
+            "--json",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=sigint_as_in_a_terminal,
     )
     try:

@@ -65,26 +65,40 @@ CRASH_DETAIL = (
 @pytest.mark.parametrize(
     ("detail", "shown"),
     [
-        (CRASH_DETAIL,
-         f"seat 0 (random@1.0): its process has exited (exit code 1) during Play {OWNER_SEES}"),
+        (
+            CRASH_DETAIL,
+            f"seat 0 (random@1.0): its process has exited (exit code 1) during Play {OWNER_SEES}",
+        ),
         # A bot's status message and output may mimic the referee: nothing after them is read.
-        ("seat 1 (b): Bid failed with status INTERNAL: x); earlier: seat 1 (b): no answer to "
-         "Bid within 5 ms (fault 1, a random legal action was played instead)",
-         f"seat 1 (b): Bid failed with status INTERNAL {OWNER_SEES}"),
-        ("seat 0 (a): malformed Play answer: b'\\x00 SECRET'",
-         f"seat 0 (a): malformed Play answer {OWNER_SEES}"),
-        ("a could not start: bot 'a' exited during startup with exit code 1; its last output: "
-         "SECRET; b could not start: SECRET", f"a could not start {OWNER_SEES}"),
+        (
+            "seat 1 (b): Bid failed with status INTERNAL: x); earlier: seat 1 (b): no answer to "
+            "Bid within 5 ms (fault 1, a random legal action was played instead)",
+            f"seat 1 (b): Bid failed with status INTERNAL {OWNER_SEES}",
+        ),
+        (
+            "seat 0 (a): malformed Play answer: b'\\x00 SECRET'",
+            f"seat 0 (a): malformed Play answer {OWNER_SEES}",
+        ),
+        (
+            "a could not start: bot 'a' exited during startup with exit code 1; its last output: "
+            "SECRET; b could not start: SECRET",
+            f"a could not start {OWNER_SEES}",
+        ),
         # Notes wholly the referee's are shown whole, the engine's message included.
-        ("seat 0 (h): played Jc: R-4.3: must follow suit: diamonds were led and the hand holds "
-         "8d, Jd; got Jc (fault 1, a random legal action was played instead); seat 1 (r): no "
-         "answer to Bid within 100 ms (fault 1, the match went on)", None),
+        (
+            "seat 0 (h): played Jc: R-4.3: must follow suit: diamonds were led and the hand holds "
+            "8d, Jd; got Jc (fault 1, a random legal action was played instead); seat 1 (r): no "
+            "answer to Bid within 100 ms (fault 1, the match went on)",
+            None,
+        ),
         ("the match was stopped by the arena", None),
         ("", None),
         ("Traceback: PATH=/usr/bin SECRET", OWNER_SEES),
         # Whatever follows a whole note and is not a note is cut.
-        ("seat 0 (a): no answer to Bid within 5 ms: SECRET", f"seat 0 (a): no answer to Bid "
-         f"within 5 ms {OWNER_SEES}"),
+        (
+            "seat 0 (a): no answer to Bid within 5 ms: SECRET",
+            f"seat 0 (a): no answer to Bid within 5 ms {OWNER_SEES}",
+        ),
     ],
 )
 def test_public_detail_keeps_only_the_referees_words(detail: str, shown: str | None) -> None:

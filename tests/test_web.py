@@ -164,7 +164,10 @@ def test_leaderboard_page_and_api_agree_with_the_store(arena: Arena, http: httpx
         assert row["mu"] == pytest.approx(stored.mu)
         assert (row["low"], row["high"]) == pytest.approx(skill_interval(stored.mu, stored.sigma))
         assert (row["wins"], row["losses"], row["draws"], row["faults"]) == (
-            stored.wins, stored.losses, stored.draws, stored.faults,
+            stored.wins,
+            stored.losses,
+            stored.draws,
+            stored.faults,
         )
         assert f'data-bot="{stored.bot}"' in page.text
     assert data["interval"] == "mu ± 1.96 sigma"
@@ -235,9 +238,7 @@ def test_unknown_things_are_a_404_in_the_sites_style(
     assert len(arena.store.list_matches()) == before
 
 
-def test_bot_page_shows_versions_history_and_head_to_head(
-    arena: Arena, http: httpx.Client
-) -> None:
+def test_bot_page_shows_versions_history_and_head_to_head(arena: Arena, http: httpx.Client) -> None:
     page = http.get("/bots/hostile_illegal")
     assert page.status_code == 200
     assert '<svg class="plot"' in page.text
@@ -297,7 +298,9 @@ def test_match_api_and_frames_follow_the_engine(arena: Arena, http: httpx.Client
             m.apply(d.action)
             last = frames["frames"][i + 1]["last"]
             assert (last["seat"], last["kind"], last["us"]) == (
-                d.seat, d.decision.value, d.elapsed_us
+                d.seat,
+                d.decision.value,
+                d.elapsed_us,
             )
             if d.fault is not None:
                 assert last["fault"] == d.fault.value
@@ -319,8 +322,18 @@ def test_a_seat_view_holds_only_that_seats_information_set(arena: Arena, seat: i
     frames = build_frames(stored.result, f"seat{seat}").frames
     m = Match(stored.result.seed, stored.result.rules)
     opp = 1 - seat
-    public = {"bid", "double_nil", "won", "score", "bags", "exchanged", "draw_choices",
-              "hand_count", "discard_count", "looking"}
+    public = {
+        "bid",
+        "double_nil",
+        "won",
+        "score",
+        "bags",
+        "exchanged",
+        "draw_choices",
+        "hand_count",
+        "discard_count",
+        "looking",
+    }
     for i, d in enumerate(stored.result.decisions):
         f = frames[i]
         assert set(f["seats"][opp]) <= public, f"frame {i} shows the opponent's private data"
@@ -355,8 +368,10 @@ def test_bot_logs_are_for_the_owner_only(arena: Arena, http: httpx.Client) -> No
     r = http.get(path, headers={"authorization": f"Bearer {arena.owner_token}"})
     assert r.status_code == 200 and "No log kept for this match" in r.text
     # A locally registered bot has no owner: no token reads its logs.
-    r = http.get(f"/matches/{arena.owned_match}/logs/1",
-                 headers={"authorization": f"Bearer {arena.owner_token}"})
+    r = http.get(
+        f"/matches/{arena.owned_match}/logs/1",
+        headers={"authorization": f"Bearer {arena.owner_token}"},
+    )
     assert r.status_code == 403
     assert http.get(f"/matches/{arena.owned_match}/logs/2").status_code == 404
 
@@ -388,7 +403,9 @@ def test_live_events_stream_reports_a_recorded_match(arena: Arena) -> None:
     tid = create_tournament(
         store,
         TournamentSettings(
-            bots=[str(SAMPLES / "random"), str(SAMPLES / "heuristic")], games=1, seed=5,
+            bots=[str(SAMPLES / "random"), str(SAMPLES / "heuristic")],
+            games=1,
+            seed=5,
             rules=RuleSet(max_hands=1),
         ),
     )
@@ -420,12 +437,15 @@ def test_live_events_stream_reports_a_recorded_match(arena: Arena) -> None:
 def test_arena_web_command_serves_and_refuses_a_bad_address(arena: Arena) -> None:
     bad = subprocess.run(
         [sys.executable, "-m", "arena", "web", "--listen", "nowhere", "--db", arena.db],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert bad.returncode == 2 and bad.stderr.startswith("arena: error: --listen")
     proc = subprocess.Popen(
         [sys.executable, "-m", "arena", "web", "--listen", "127.0.0.1:0", "--db", arena.db],
-        stderr=subprocess.PIPE, text=True,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stderr is not None
@@ -442,10 +462,23 @@ def test_arena_web_command_serves_and_refuses_a_bad_address(arena: Arena) -> Non
 @pytest.mark.slow
 def test_arena_serve_web_serves_pages_beside_grpc(arena: Arena) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--listen", "127.0.0.1:0", "--web",
-         "127.0.0.1:0", "--db", arena.db, "--data-dir", str(Path(arena.db).parent / "data"),
-         *SANDBOX_ARGS],
-        stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--web",
+            "127.0.0.1:0",
+            "--db",
+            arena.db,
+            "--data-dir",
+            str(Path(arena.db).parent / "data"),
+            *SANDBOX_ARGS,
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert proc.stderr is not None
@@ -613,9 +646,7 @@ def test_browser_replay_shows_the_engines_cards(arena: Arena, page: Any, artifac
 
 @pytest.mark.web
 @pytest.mark.slow
-def test_browser_tournament_page_updates_live(
-    arena: Arena, page: Any, artifacts: Path
-) -> None:
+def test_browser_tournament_page_updates_live(arena: Arena, page: Any, artifacts: Path) -> None:
     """A tournament played by another process appears on an open page without a reload."""
     tid = create_tournament(
         arena.store,
@@ -635,14 +666,16 @@ def test_browser_tournament_page_updates_live(
     env = dict(os.environ)
     resume = subprocess.Popen(
         [sys.executable, "-m", "arena", "tournament", "resume", str(tid), "--db", arena.db],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
     )
     try:
         page.wait_for_selector("#games tbody tr.game.done", timeout=120_000)
         page.screenshot(path=str(artifacts / "tournament-live.png"), full_page=True)
-        _wait_true(
-            page, "document.querySelectorAll('#games tbody tr.game.done').length === 4", 120
-        )
+        _wait_true(page, "document.querySelectorAll('#games tbody tr.game.done').length === 4", 120)
         page.wait_for_selector("#state.finished", timeout=30_000)
     finally:
         _, err = resume.communicate(timeout=120)
@@ -676,16 +709,18 @@ def test_migration_0003_indexes_matches_by_bot_and_tournament(tmp_path: Path) ->
     with engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
         indexes = {
-            name for (name,) in conn.execute(
-                text("SELECT name FROM sqlite_master WHERE type = 'index'")
-            )
+            name
+            for (name,) in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'index'"))
         }
         assert {"ix_matches_seat0_version_id_id", "ix_matches_tournament_id_id"} <= indexes
         assert "ix_matches_seat0_version_id" not in indexes
         plan = " ".join(
-            str(row[-1]) for row in conn.execute(
-                text("EXPLAIN QUERY PLAN SELECT count(*), max(id) FROM matches "
-                     "WHERE tournament_id = 1")
+            str(row[-1])
+            for row in conn.execute(
+                text(
+                    "EXPLAIN QUERY PLAN SELECT count(*), max(id) FROM matches "
+                    "WHERE tournament_id = 1"
+                )
             )
         )
         assert "COVERING INDEX ix_matches_tournament_id_id" in plan

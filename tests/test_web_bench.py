@@ -59,8 +59,13 @@ def test_the_generated_database_has_tournaments_whose_pages_serve(
         assert m.seat_versions == games[0].seat_versions
         assert sum(r.matches for r in store.ratings().values()) == 400
         with TestClient(create_app(store)) as client:
-            for path in ("/tournaments/1", "/api/tournaments/2", f"/matches/{m.match_id}",
-                         "/api/leaderboard", "/bots/bot0001"):
+            for path in (
+                "/tournaments/1",
+                "/api/tournaments/2",
+                f"/matches/{m.match_id}",
+                "/api/leaderboard",
+                "/bots/bot0001",
+            ):
                 assert client.get(path).status_code == 200, path
             # The leaderboard's filter offers the newest tournaments only (and the one chosen),
             # read a page at a time by id.

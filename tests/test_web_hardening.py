@@ -430,9 +430,11 @@ def page(browser: Any) -> Iterator[Any]:
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.on(
         "console",
-        lambda m: refused.append(m.text)
-        if m.type == "error" and "Content Security Policy" in m.text
-        else None,
+        lambda m: (
+            refused.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text
+            else None
+        ),
     )
     pg.route(re.compile(r"^(?!http://127\.0\.0\.1:).*"), lambda route: route.abort())
     pg.csp_console = refused  # a test that provokes a violation on purpose empties it
@@ -494,9 +496,7 @@ def test_browser_pages_work_under_the_content_security_policy(site: Site, page: 
 
 @pytest.mark.web
 @pytest.mark.slow
-def test_a_page_refused_its_stream_follows_the_tournament_by_polling(
-    site: Site, page: Any
-) -> None:
+def test_a_page_refused_its_stream_follows_the_tournament_by_polling(site: Site, page: Any) -> None:
     tid = new_tournament(site.store, 41)
     url = f"{site.url}/tournaments/{tid}/events"
     try:

@@ -110,7 +110,7 @@ def _open_table(url: str) -> str:
 
 
 WIDEST_HAND = (
-    '<td>13</td><td>13 / 13</td><td>13 / 13</td><td>-230 / -230</td><td>-1000 / -1000</td>'
+    "<td>13</td><td>13 / 13</td><td>13 / 13</td><td>-230 / -230</td><td>-1000 / -1000</td>"
     '<td>12 / 12</td><td class="ref">-230 (+460)</td>'
 )
 """A row of the hands table (as static/play.js writes it) with the widest figures a match has."""

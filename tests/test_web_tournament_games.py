@@ -59,5 +59,7 @@ def test_games_are_paged_in_the_api_and_all_on_one_page_by_default(
         assert "page 2 of 3 (10 games)" in page
         assert page.count('class="game ') == 4 and 'id="game-4"' in page
         assert "data-appends" not in page  # a new game's row goes to the last page only
-        assert "data-appends" in http.get(f"/tournaments/{tid}", params={"per_page": 4,
-                                                                        "page": 3}).text
+        assert (
+            "data-appends"
+            in http.get(f"/tournaments/{tid}", params={"per_page": 4, "page": 3}).text
+        )

@@ -211,9 +211,7 @@ def measure_play(
             t_people = time.monotonic()
             t0 = time.perf_counter()
             cpu0 = _cpu_s(proc.pid)
-            latencies, ends = asyncio.run(
-                _people(url, clients, rules, arrivals_per_s, think_ms)
-            )
+            latencies, ends = asyncio.run(_people(url, clients, rules, arrivals_per_s, think_ms))
             wall = time.perf_counter() - t0
             cpu = _cpu_s(proc.pid) - cpu0
             t_done = time.monotonic()

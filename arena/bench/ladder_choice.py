@@ -129,7 +129,10 @@ class _LiveLadder:
 
 
 def measure(
-    entrants: int = 10_000, choices: int = 50, old_entrants: int = 200, old_choices: int = 3,
+    entrants: int = 10_000,
+    choices: int = 50,
+    old_entrants: int = 200,
+    old_choices: int = 3,
     seed: int = 1,
 ) -> dict[str, Any]:
     mm = Matchmaker()
@@ -164,10 +167,9 @@ def measure(
         live.after(c)
     small, s_played, s_busy, s_next = synthetic_field(old_entrants, seed)
     # The same choice both ways on the smaller field (the check that nothing changed).
-    same = (
-        mm.choose(small, s_played, next_pair=s_next, rng=random.Random(seed), busy=s_busy)
-        == _choose_by_rank(mm, small, s_played, s_next, random.Random(seed), s_busy)
-    )
+    same = mm.choose(
+        small, s_played, next_pair=s_next, rng=random.Random(seed), busy=s_busy
+    ) == _choose_by_rank(mm, small, s_played, s_next, random.Random(seed), s_busy)
     # A fresh matchmaker each time: the scan as it was, every pair's quality computed anew.
     old_ms = _time(
         lambda: _choose_by_rank(Matchmaker(), small, s_played, s_next, rng, s_busy), old_choices
@@ -202,8 +204,12 @@ def measure(
 
 
 def _choose_by_rank(
-    mm: Matchmaker, field: list[LadderEntrant], played: PairCounts, next_pair: int,
-    rng: random.Random, busy: frozenset[int],
+    mm: Matchmaker,
+    field: list[LadderEntrant],
+    played: PairCounts,
+    next_pair: int,
+    rng: random.Random,
+    busy: frozenset[int],
 ) -> Any:
     """The choice as ``choose`` made it before: every pair ranked, a draw among the best."""
     ranked = mm.rank(field, played, next_pair=next_pair, busy=busy)

@@ -448,7 +448,8 @@ def measure_simulated(
         "bots": [b.name for b in bots],
         "notes": notes,
         "recorded_match": {
-            "decisions": len(recorded.decisions), "hands": recorded.hands_played,
+            "decisions": len(recorded.decisions),
+            "hands": recorded.hands_played,
         },
         "node_matches_per_s": node_rate,
         "per_node": per_node,
@@ -471,7 +472,7 @@ def saturated_at(runs: Sequence[dict[str, Any]]) -> int | None:
     for i, x in enumerate(ordered):
         if x["keeps_up"]:
             continue
-        later = ordered[i + 1:]
+        later = ordered[i + 1 :]
         if later:
             if max(y["matches_per_s"] for y in later) <= x["matches_per_s"] / 0.9:
                 return int(x["simulated_nodes"])

@@ -148,8 +148,10 @@ def generate(
                 "finished_at": start + timedelta(seconds=n + 1000),
             })  # fmt: skip
             schedule = [
-                (tid, g, entrants) for g in
-                reversed(build_schedule(len(entrants), TOURNAMENT_DEALS, tid, DEFAULT_DEALS))
+                (tid, g, entrants)
+                for g in reversed(
+                    build_schedule(len(entrants), TOURNAMENT_DEALS, tid, DEFAULT_DEALS)
+                )
             ]
         tid, g, entrants = schedule.pop()
         a, b = entrants[g.seats[0]], entrants[g.seats[1]]
@@ -168,15 +170,33 @@ def generate(
         when = start + timedelta(seconds=n)
         batch.append(
             {
-                "id": n, "match_id": f"gen-{n:06d}", "seed": r["seed"], "rules": r["rules"],
-                "engine_version": ENGINE_VERSION, "seat0_version_id": a, "seat1_version_id": b,
-                "winner": winner, "score0": r["scores"][0], "score1": r["scores"][1],
-                "hands_played": r["hands"], "termination": r["termination"], "detail": "",
-                "faults0": 0, "faults1": 0, "rated": True, "decisions": r["blob"],
-                "decision_count": r["count"], "mean_decision_us0": r["mean"][0],
-                "mean_decision_us1": r["mean"][1], "max_decision_us0": r["max"][0],
-                "max_decision_us1": r["max"][1], "started_at": when, "finished_at": when,
-                "recorded_at": when, "tournament_id": tid, "tournament_game_id": n,
+                "id": n,
+                "match_id": f"gen-{n:06d}",
+                "seed": r["seed"],
+                "rules": r["rules"],
+                "engine_version": ENGINE_VERSION,
+                "seat0_version_id": a,
+                "seat1_version_id": b,
+                "winner": winner,
+                "score0": r["scores"][0],
+                "score1": r["scores"][1],
+                "hands_played": r["hands"],
+                "termination": r["termination"],
+                "detail": "",
+                "faults0": 0,
+                "faults1": 0,
+                "rated": True,
+                "decisions": r["blob"],
+                "decision_count": r["count"],
+                "mean_decision_us0": r["mean"][0],
+                "mean_decision_us1": r["mean"][1],
+                "max_decision_us0": r["max"][0],
+                "max_decision_us1": r["max"][1],
+                "started_at": when,
+                "finished_at": when,
+                "recorded_at": when,
+                "tournament_id": tid,
+                "tournament_game_id": n,
                 "pair_id": g.pair_id,
             }
         )
@@ -194,8 +214,13 @@ def generate(
                 Rating,
                 [
                     {
-                        "bot_version_id": v, "mu": mu, "sigma": sigma, "matches": tallies[v][0],
-                        "wins": tallies[v][1], "losses": tallies[v][2], "draws": tallies[v][3],
+                        "bot_version_id": v,
+                        "mu": mu,
+                        "sigma": sigma,
+                        "matches": tallies[v][0],
+                        "wins": tallies[v][1],
+                        "losses": tallies[v][2],
+                        "draws": tallies[v][3],
                         "faults": 0,
                     }
                     for v, (mu, sigma) in ratings.items()
@@ -283,7 +308,10 @@ def _time_requests(client: Any, paths: Sequence[str]) -> dict[str, Any]:
 
 
 def measure_pages(
-    bots: int = 1000, matches: int = 100_000, requests: int = 100, seed: int = 1,
+    bots: int = 1000,
+    matches: int = 100_000,
+    requests: int = 100,
+    seed: int = 1,
     db: str | None = None,
 ) -> dict[str, Any]:
     import httpx
@@ -299,8 +327,14 @@ def measure_pages(
             if (n, count) != (bots, matches):
                 raise ArenaError(f"{db} has {n} bots and {count} matches, not {bots} and {matches}")
             size = round(Path(db).stat().st_size / 2**20, 1)
-            generated = {"bots": n, "matches": count, "distinct_records": RECORDS,
-                         "generate_s": 0.0, "db_mb": size, "reused": db}
+            generated = {
+                "bots": n,
+                "matches": count,
+                "distinct_records": RECORDS,
+                "generate_s": 0.0,
+                "db_mb": size,
+                "reused": db,
+            }
         else:
             generated = generate(path, bots, matches, seed)
         server = _Server(path)
@@ -364,8 +398,9 @@ async def _viewers(url: str, n: int, ready: Path) -> None:
         reader, writer = await asyncio.open_connection(
             host, int(port), local_addr=None if local is None else (local, 0)
         )
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n"
-                     .encode())
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
         await writer.drain()
         if b" 200 " not in await reader.readline():
             counts[i] = -1  # refused: the report's minimum says so
@@ -409,23 +444,44 @@ class _PlayWindow(QuietReporter):
         self.server1, self.client1 = self._cpu()
 
 
-def _play(store: Store, bots: list[str], games: int, seed: int, viewers: int, server: _Server,
-          max_hands: int) -> dict[str, Any]:
+def _play(
+    store: Store,
+    bots: list[str],
+    games: int,
+    seed: int,
+    viewers: int,
+    server: _Server,
+    max_hands: int,
+) -> dict[str, Any]:
     from arena.tournament import TournamentSettings, create_tournament, run_tournament
 
     tid = create_tournament(
         store,
-        TournamentSettings(bots=bots, games=games, concurrency=2, seed=seed,
-                           move_timeout_ms=5000, rules=RuleSet(max_hands=max_hands)),
+        TournamentSettings(
+            bots=bots,
+            games=games,
+            concurrency=2,
+            seed=seed,
+            move_timeout_ms=5000,
+            rules=RuleSet(max_hands=max_hands),
+        ),
     )
     client = None
     if viewers:
         with tempfile.TemporaryDirectory() as tmp:
             ready = Path(tmp) / "ready"
             client = subprocess.Popen(
-                [sys.executable, "-m", "arena.bench.web", "viewers",
-                 f"{server.url}/tournaments/{tid}/events", str(viewers), str(ready)],
-                stdout=subprocess.PIPE, text=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "arena.bench.web",
+                    "viewers",
+                    f"{server.url}/tournaments/{tid}/events",
+                    str(viewers),
+                    str(ready),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
             )
             deadline = time.monotonic() + 60
             while not ready.exists():
@@ -460,8 +516,9 @@ def _play(store: Store, bots: list[str], games: int, seed: int, viewers: int, se
     }
 
 
-def measure_live(viewers: int = 100, rounds: int = 10, games: int = 12, max_hands: int = 10,
-                 seed: int = 1) -> dict[str, Any]:
+def measure_live(
+    viewers: int = 100, rounds: int = 10, games: int = 12, max_hands: int = 10, seed: int = 1
+) -> dict[str, Any]:
     from arena.tournament.entrants import sample_bot_dirs
 
     samples = sample_bot_dirs()
@@ -495,7 +552,8 @@ def measure_live(viewers: int = 100, rounds: int = 10, games: int = 12, max_hand
         **_ratio_interval(paired),
         "pooled_ratio": round(
             (sum(r["matches"] for r in watched) / sum(r["seconds"] for r in watched))
-            / (sum(r["matches"] for r in quiet) / sum(r["seconds"] for r in quiet)), 3
+            / (sum(r["matches"] for r in quiet) / sum(r["seconds"] for r in quiet)),
+            3,
         ),
         "web_server_cpu_share_with_viewers": round(statistics.mean(cpu), 4),
         "viewers_cpu_share": round(statistics.mean(client_cpu), 4),
@@ -532,8 +590,10 @@ def describe(result: dict[str, Any]) -> str:
             f"distinct records), {g['db_mb']} MB, in {g['generate_s']} s; rating history "
             f"built in {pages['history_build_s']} s."
         )
-        lines.append(f"{'page':<32}{'n':>5}{'server p50':>12}{'p95':>9}{'cpu p50':>10}"
-                     f"{'p95':>9}{'client p50':>12}{'p95':>9}")
+        lines.append(
+            f"{'page':<32}{'n':>5}{'server p50':>12}{'p95':>9}{'cpu p50':>10}"
+            f"{'p95':>9}{'client p50':>12}{'p95':>9}"
+        )
         for path, r in pages["pages"].items():
             s, u, c = r["server"], r["server_cpu"], r["client"]
             lines.append(
@@ -549,7 +609,8 @@ def describe(result: dict[str, Any]) -> str:
             extra = (
                 f", each viewer got {r['updates_min']}-{r['updates_max']} updates; "
                 f"the viewers' client {r['viewers_cpu_s']} s"
-                if r["viewers"] else ""
+                if r["viewers"]
+                else ""
             )
             lines.append(
                 f"  {r['viewers']:>3} viewers: {r['matches']} matches in {r['seconds']} s = "
@@ -558,7 +619,8 @@ def describe(result: dict[str, Any]) -> str:
             )
         interval = (
             f" (95 % interval {live['ratio_low']}-{live['ratio_high']})"
-            if live.get("ratio_low") is not None else ""
+            if live.get("ratio_low") is not None
+            else ""
         )
         lines.append(
             f"  matches/s with viewers / without, geometric mean of the {len(live['round_ratios'])}"

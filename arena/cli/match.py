@@ -211,12 +211,14 @@ def play(
                     running.append(None)
                     failures.append(f"seat {seat} ({names[seat]}): did not start: {exc}")
             if failures:
-                forfeit = (
-                    None if len(failures) == 2 else (0 if running[0] is None else 1)
-                )
+                forfeit = None if len(failures) == 2 else (0 if running[0] is None else 1)
                 result = unplayed_result(
-                    names, seed=seed, forfeit_seat=forfeit, detail="; ".join(failures),
-                    rules=rules, match_id=mid,
+                    names,
+                    seed=seed,
+                    forfeit_seat=forfeit,
+                    detail="; ".join(failures),
+                    rules=rules,
+                    match_id=mid,
                 )
             else:
                 seats = (running[0], running[1])
@@ -305,9 +307,7 @@ def match(
     if policy not in ("forfeit", "substitute"):
         raise typer.BadParameter("use 'forfeit' or 'substitute'", param_hint="--policy")
     mode = check_sandbox(sandbox)
-    rule_set = rules_from_options(
-        rules, {"target_score": target_score, "max_hands": max_hands}
-    )
+    rule_set = rules_from_options(rules, {"target_score": target_score, "max_hands": max_hands})
     result, recorded = play(
         (bot_a, bot_b),
         seed=seed if seed is not None else random.SystemRandom().randrange(2**31),

@@ -77,6 +77,8 @@ def check_sandbox(value: str | None) -> str:
     mode = SandboxMode.parse(value)
     resolve_mode(mode)
     return mode.value
+
+
 LogDirOption = Annotated[
     Path | None,
     typer.Option(

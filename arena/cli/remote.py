@@ -75,8 +75,6 @@ def is_loopback(address: str) -> bool:
         return False
 
 
-
-
 @dataclass(frozen=True, slots=True)
 class RemoteArena:
     """The arena service at ``server`` (HOST:PORT, https://HOST:PORT for TLS), called with

@@ -97,9 +97,7 @@ def run(
     ] = 0,
     policy: Annotated[
         str,
-        typer.Option(
-            "--policy", help="On a fault: forfeit, or substitute a random legal action."
-        ),
+        typer.Option("--policy", help="On a fault: forfeit, or substitute a random legal action."),
     ] = "forfeit",
     max_faults: Annotated[
         int, typer.Option("--max-faults", help="Under substitute: faults that forfeit a match.")
@@ -228,7 +226,7 @@ def show(
         typer.Option(
             "--matches",
             help="Also list its matches: id (t<ID>-g<ordinal>, ordinals from 0), seats, result "
-            "and the reason of a forfeit (--json: a \"matches\" list).",
+            'and the reason of a forfeit (--json: a "matches" list).',
         ),
     ] = False,
     db: DbOption = None,
@@ -309,4 +307,3 @@ def _print_list(rows: list[dict[str, Any]], as_json: bool) -> None:
             ", ".join(r["bots"]),
         )
     Console(highlight=False).print(table)
-

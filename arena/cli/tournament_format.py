@@ -39,8 +39,7 @@ def to_json(
             "policy": config.policy.kind,
             "rules": rules.to_dict() if (rules := getattr(config, "rules", None)) else None,
             "bots": [
-                {"name": e.name, "version": e.version, "source": e.source}
-                for e in config.entrants
+                {"name": e.name, "version": e.version, "source": e.source} for e in config.entrants
             ],
         },
         "leaderboard": [r.to_json() for r in standings.leaderboard],
@@ -56,8 +55,12 @@ def to_json(
 
 
 def report(
-    info: Any, config: Any, standings: Any, as_json: bool,
-    nodes: list[dict[str, Any]] | None = None, wide: bool = False,
+    info: Any,
+    config: Any,
+    standings: Any,
+    as_json: bool,
+    nodes: list[dict[str, Any]] | None = None,
+    wide: bool = False,
 ) -> None:
     if as_json:
         typer.echo(json.dumps(to_json(info, config, standings, nodes), indent=2))

@@ -45,9 +45,7 @@ def default_cache_root() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path(tempfile.gettempdir()) / "arena-ray-bots")
 
 
-def node_bot_dir(
-    cache: Path, name: str, content_hash: str, fetch: Callable[[], bytes]
-) -> Path:
+def node_bot_dir(cache: Path, name: str, content_hash: str, fetch: Callable[[], bytes]) -> Path:
     """The checked directory of bot version ``content_hash`` on this node, unpacked from
     ``fetch()`` (the archive's bytes) the first time; ArchiveMismatchError if it is not that
     version."""

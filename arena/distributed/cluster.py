@@ -72,7 +72,9 @@ def local_cluster(nodes: int, cpus_per_node: int = 2, object_store_mb: int = 100
             cluster = Cluster(
                 initialize_head=True,
                 head_node_args={
-                    **node_args, **_agent_ports(), "include_dashboard": False,
+                    **node_args,
+                    **_agent_ports(),
+                    "include_dashboard": False,
                     "_system_config": SYSTEM_CONFIG,
                 },
             )
@@ -108,7 +110,9 @@ def _agent_ports() -> dict[str, int]:
     """Fixed ports for a node's agents. Given port 0, a raylet waits a fixed 15 s for its agents
     to report the ports they took and aborts past that, which a loaded machine overruns."""
     names = (
-        "metrics_agent_port", "metrics_export_port", "dashboard_agent_listen_port",
+        "metrics_agent_port",
+        "metrics_export_port",
+        "dashboard_agent_listen_port",
         "runtime_env_agent_port",
     )
     socks = []

@@ -162,8 +162,9 @@ class RayExecutor:
         refs = {w.handle.prepare.remote(config, needed, self._archives): w for w in self._workers}
         infos = [w.handle.info.remote() for w in self._workers]
         try:
-            for w, info in zip(self._workers, ray.get(infos, timeout=self._start_timeout),
-                               strict=True):
+            for w, info in zip(
+                self._workers, ray.get(infos, timeout=self._start_timeout), strict=True
+            ):
                 w.pid, w.address = info["pid"], info["address"]
             for ref, w in refs.items():
                 try:
@@ -202,13 +203,17 @@ class RayExecutor:
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
             ).remote(*args)  # fmt: skip
             return _Worker(handle, node_id, address)
-        handle = ray.remote(MatchWorker).options(
-            num_cpus=self._worker_cpus,
-            max_restarts=0,
-            max_task_retries=0,
-            max_concurrency=self._k + 4,
-            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-        ).remote(self._cache_root)
+        handle = (
+            ray.remote(MatchWorker)
+            .options(
+                num_cpus=self._worker_cpus,
+                max_restarts=0,
+                max_task_retries=0,
+                max_concurrency=self._k + 4,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            )
+            .remote(self._cache_root)
+        )
         return _Worker(handle, node_id, address)
 
     def _watch_joins(self) -> None:
@@ -250,9 +255,11 @@ class RayExecutor:
             return
         if failures:
             # A bot that starts on the other nodes but not here: this node plays nothing.
-            log.warning("Ray node %s joined but left out: %s", address,
-                        "; ".join(f"{self._config.entrants[i].name}: {why}"
-                                  for i, why in failures.items()))
+            log.warning(
+                "Ray node %s joined but left out: %s",
+                address,
+                "; ".join(f"{self._config.entrants[i].name}: {why}" for i, why in failures.items()),
+            )
             with contextlib.suppress(Exception):
                 ray.get(w.handle.close.remote(), timeout=CLOSE_TIMEOUT_S)
             ray.kill(w.handle, no_restart=True)

@@ -121,9 +121,7 @@ class BotPool:
                 self._manifests.setdefault(key, known)
         return known
 
-    def lease(
-        self, directory: Path, lane: int, cancel: threading.Event | None = None
-    ) -> Lease:
+    def lease(self, directory: Path, lane: int, cancel: threading.Event | None = None) -> Lease:
         """A process of this bot on this lane with room for one more match, started if need
         be (``BotStartError`` when it cannot start)."""
         key = (directory.resolve(), lane)

@@ -115,6 +115,7 @@ class LadderField:
     def __init__(self, entrants: Iterable[LadderEntrant] = ()) -> None:
         self._entrants: list[LadderEntrant] = list(entrants)
         self._pos: dict[int, int] | None = None
+
         # An owner of None is NaN, equal to nothing, so the organiser's bots meet each other.
         def column(values: Iterable[Any]) -> np.ndarray:
             return np.fromiter(values, dtype=float, count=len(self._entrants))
@@ -177,8 +178,7 @@ class LadderField:
         del self._entrants[i]
         self._pos = None
         self.ids, self.mu, self.s2, self.last, self.owner, self.house = (
-            np.delete(a, i)
-            for a in (self.ids, self.mu, self.s2, self.last, self.owner, self.house)
+            np.delete(a, i) for a in (self.ids, self.mu, self.s2, self.last, self.owner, self.house)
         )
 
 
@@ -300,7 +300,8 @@ class Matchmaker:
                 free, played, fair_share, next_pair, n, self.config.beta, columns
             ).best()
             ranked = [
-                c for i, j in pairs
+                c
+                for i, j in pairs
                 if (c := self._score(free[i], free[j], played, fair_share, next_pair, n))
                 is not None
             ]

@@ -108,9 +108,7 @@ class LadderSettings:
         if not 1 <= self.pause_after <= 1000:
             raise LadderError(f"ladder pause-after must be 1 to 1000, got {self.pause_after}")
         if not 1 <= self.per_owner <= 1000:
-            raise LadderError(
-                f"ladder bots per owner must be 1 to 1000, got {self.per_owner}"
-            )
+            raise LadderError(f"ladder bots per owner must be 1 to 1000, got {self.per_owner}")
 
 
 @dataclass
@@ -193,8 +191,9 @@ class Ladder:
             running: dict[Future[None], _Pair] = {}
             try:
                 for pair in unfinished:
-                    log.info("ladder: resuming pair %s (tournament %d)", pair.names,
-                             pair.tournament_id)
+                    log.info(
+                        "ladder: resuming pair %s (tournament %d)", pair.names, pair.tournament_id
+                    )
                     self._start(pool, running, pair, stop)
                     while len(running) >= self.settings.concurrency and not stop.is_set():
                         self._collect(running, timeout=self.settings.idle_s)
@@ -269,8 +268,12 @@ class Ladder:
         except ArenaError as exc:
             # A bot whose files are gone, a tournament cancelled meanwhile: this pair cannot
             # be played; pause the bot it is about and leave the rest of the ladder running.
-            log.warning("ladder: pair %s (tournament %d) not played: %s", pair.names,
-                        pair.tournament_id, exc)
+            log.warning(
+                "ladder: pair %s (tournament %d) not played: %s",
+                pair.names,
+                pair.tournament_id,
+                exc,
+            )
             self._cancel(pair, str(exc))
             raise
 
@@ -403,9 +406,7 @@ class Ladder:
                 if vid in changed:
                     kept.put(self._row(vid))
             else:
-                at = bisect.bisect_left(
-                    kept, place[vid], key=lambda e: place[e.version_id]
-                )
+                at = bisect.bisect_left(kept, place[vid], key=lambda e: place[e.version_id])
                 kept.put(self._row(vid), at)
 
     def _may_start(self, bot: BotInfo, pauses: dict[int, dict[str, Any]]) -> bool:
@@ -414,9 +415,7 @@ class Ladder:
         v = bot.latest
         if v.id in self._cleared:
             return True
-        if not any(
-            pauses.get(old.id, {}).get("kind") == NOT_STARTED for old in bot.versions[:-1]
-        ):
+        if not any(pauses.get(old.id, {}).get("kind") == NOT_STARTED for old in bot.versions[:-1]):
             return True
         try:
             if self._start_check is not None:
@@ -437,7 +436,10 @@ class Ladder:
         with self._lock:
             busy = frozenset(v for p in self._playing.values() for v in p.versions)
         choice = self._matchmaker.choose(
-            self._entrant_field(), self._played, next_pair=self._pair_count, rng=self._rng,
+            self._entrant_field(),
+            self._played,
+            next_pair=self._pair_count,
+            rng=self._rng,
             busy=busy,
         )
         if choice is None:
@@ -515,8 +517,7 @@ class Ladder:
             self._count_pair(int(mark.get("pair", 0)), versions, t.id)
             if t.status is TournamentStatus.RUNNING:
                 pending = [
-                    g for g in self.store.tournament_games(t.id)
-                    if g.status is GameStatus.PENDING
+                    g for g in self.store.tournament_games(t.id) if g.status is GameStatus.PENDING
                 ]
                 if pending:
                     names = (bots[0]["name"], bots[1]["name"])
@@ -531,7 +532,8 @@ class Ladder:
     def _check_faults(self, version_id: int) -> None:
         n = self.settings.pause_after
         recent = [
-            m for m in self.store.list_matches(
+            m
+            for m in self.store.list_matches(
                 bot_version_id=version_id, newest_first=True, limit=max(50, 4 * n)
             )
             if m.tournament_id in self._ladder_tournaments and m.termination.value != "aborted"
@@ -541,7 +543,9 @@ class Ladder:
             seat = 0 if m.seat_versions[0] == version_id else 1
             if m.faults[seat]:  # it is the one that did not start: paused at once
                 self._pause(
-                    version_id, m.players[seat], m.detail or "it could not start",
+                    version_id,
+                    m.players[seat],
+                    m.detail or "it could not start",
                     kind=NOT_STARTED,
                 )
                 return
@@ -611,8 +615,14 @@ class Ladder:
             paused.append({"bot": label, "version_id": vid, **p})
         taking_part = self.entrants()
         entrants = [
-            {"bot": e.name, "version_id": e.version_id, "mu": round(e.mu, 3),
-             "sigma": round(e.sigma, 3), "pairs": e.pairs, "house": e.house}
+            {
+                "bot": e.name,
+                "version_id": e.version_id,
+                "mu": round(e.mu, 3),
+                "sigma": round(e.sigma, 3),
+                "pairs": e.pairs,
+                "house": e.house,
+            }
             for e in sorted(taking_part, key=lambda e: -e.sigma)
         ]
         return {

@@ -53,8 +53,9 @@ class _Field:
     def choose(self, present: Sequence[int], index: int) -> tuple[int, int]:
         """The matchmaker's pair among ``present`` for pair number ``index``."""
         entrants = [
-            LadderEntrant(i, f"bot{i}", self.ratings[i][0], self.ratings[i][1], self.pairs_of[i],
-                    self.last[i])
+            LadderEntrant(
+                i, f"bot{i}", self.ratings[i][0], self.ratings[i][1], self.pairs_of[i], self.last[i]
+            )
             for i in present
         ]
         choice = self.matchmaker.choose(entrants, self.played, next_pair=index, rng=self.rng)
@@ -160,10 +161,10 @@ def compare(
     uni: list[int | None] = []
     for r in range(runs):
         skills = true_skills(bots, spacing, random.Random(seed * 1000 + r))
-        mm.append(run(skills, policy="matchmaking", max_pairs=max_pairs, seed=seed + r)
-                  .pairs_to_order)
-        uni.append(run(skills, policy="uniform", max_pairs=max_pairs, seed=seed + r)
-                   .pairs_to_order)
+        mm.append(
+            run(skills, policy="matchmaking", max_pairs=max_pairs, seed=seed + r).pairs_to_order
+        )
+        uni.append(run(skills, policy="uniform", max_pairs=max_pairs, seed=seed + r).pairs_to_order)
     return Comparison(bots, spacing, runs, max_pairs, mm, uni)
 
 

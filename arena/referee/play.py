@@ -353,8 +353,7 @@ class _Seat:
         why = "the connection was lost" if alive else self.exited()
         return Fault(
             FaultKind.CRASH,
-            f"{self.label}: {why} during {rpc} ({_status_text(code, details)})"
-            f"{self.last_output()}",
+            f"{self.label}: {why} during {rpc} ({_status_text(code, details)}){self.last_output()}",
         )
 
     def last_output(self) -> str:
@@ -708,7 +707,12 @@ class _Referee:
         limit_ns = self.clock.move_time_ms * 1_000_000
         requests = {
             seat.index: end_match_request(
-                self.match_id, seat.index, winner, m.scores, len(m.hand_results), termination,
+                self.match_id,
+                seat.index,
+                winner,
+                m.scores,
+                len(m.hand_results),
+                termination,
                 detail,
             ).SerializeToString()
             for seat in self.seats
@@ -786,7 +790,15 @@ def play_match(
     With ``reveal_opponents`` False, ``StartMatchRequest.opponent`` is empty: in rated play a
     bot that knows whom it plays can throw its matches to a friend (docs/protocol.md)."""
     referee = _Referee(
-        bots, seed, rules, clock, policy, match_id or new_match_id(), stop, on_hand, sessions,
+        bots,
+        seed,
+        rules,
+        clock,
+        policy,
+        match_id or new_match_id(),
+        stop,
+        on_hand,
+        sessions,
         reveal_opponents,
     )
     return run(referee.run())

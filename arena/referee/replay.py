@@ -91,9 +91,7 @@ def verify(result: MatchResult) -> Match:
     if m.scores != tuple(result.scores):
         problems.append(f"scores {m.scores} rebuilt, {tuple(result.scores)} recorded")
     if len(m.hand_results) != result.hands_played:
-        problems.append(
-            f"{len(m.hand_results)} hands rebuilt, {result.hands_played} recorded"
-        )
+        problems.append(f"{len(m.hand_results)} hands rebuilt, {result.hands_played} recorded")
     t = result.termination
     if t in (Termination.TARGET_REACHED, Termination.HAND_LIMIT):
         outcome = m.outcome
@@ -217,9 +215,11 @@ def _ending(result: MatchResult) -> str:
     elif t is Termination.ABORTED:
         text = "aborted, not rated"
     elif who is None:
-        text = "no winner: neither bot could be started" if (
-            t is Termination.FORFEIT_NO_START
-        ) else f"no winner ({t.value})"
+        text = (
+            "no winner: neither bot could be started"
+            if (t is Termination.FORFEIT_NO_START)
+            else f"no winner ({t.value})"
+        )
     else:
         text = f"{who} wins by forfeit ({t.value.removeprefix('forfeit_').replace('_', ' ')})"
     return text
@@ -262,9 +262,9 @@ def render_text(
                     continue  # a seat's view: not the opponent's hand (it shows in the play)
                 lines.append(f"  {names[s]:<{width}} holds {format_cards(story.hands[s])}")
         if story.bids or any(story.double_nil):
-            bids = [
-                f"{names[s]} {_bid_text(b, False)}" for s, b in story.bids
-            ] + [f"{names[s]} Double Nil" for s in (0, 1) if story.double_nil[s]]
+            bids = [f"{names[s]} {_bid_text(b, False)}" for s, b in story.bids] + [
+                f"{names[s]} Double Nil" for s in (0, 1) if story.double_nil[s]
+            ]
             lines.append("  Bids: " + ", ".join(bids))
         for t, trick in enumerate(story.tricks):
             cards = ", ".join(
@@ -272,9 +272,7 @@ def render_text(
                 + (f" [substituted: {_FAULT_TEXT[c.fault]}]" if c.fault else "")
                 for c in trick
             )
-            won = (
-                f" -> {names[story.winners[t]]}" if t < len(story.winners) else " (unfinished)"
-            )
+            won = f" -> {names[story.winners[t]]}" if t < len(story.winners) else " (unfinished)"
             lines.append(f"  {t + 1:>2}. {cards}{won}")
         other_faults = [f for f in story.faults if f[1] is not Decision.PLAY]
         for seat, decision, kind in other_faults:

@@ -386,13 +386,15 @@ _TAGS = {kind: bytes((tag,)) for kind, (_, tag) in FIELDS.items()}
 def frame(kind: Decision | str, seq: int, data: bytes) -> bytes:
     """The PlaySessionRequest bytes carrying request ``data`` (a unary request's bytes)."""
     n = len(data)
-    return b"".join((
-        b"\x08",
-        _VARINTS[seq] if seq < 16384 else _varint(seq),
-        _TAGS[kind],
-        _VARINTS[n] if n < 16384 else _varint(n),
-        data,
-    ))
+    return b"".join(
+        (
+            b"\x08",
+            _VARINTS[seq] if seq < 16384 else _varint(seq),
+            _TAGS[kind],
+            _VARINTS[n] if n < 16384 else _varint(n),
+            data,
+        )
+    )
 
 
 # -- is it served? ---------------------------------------------------------------------------

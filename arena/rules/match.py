@@ -306,9 +306,7 @@ class Match:
         m._begin(seed, rules, (stock,) * hand_number, hand_number, first_drawer, [*scores], [*bags])
         if draws:
             taken = mask_of(draws)
-            m._xorder = draws + [
-                c for c in exchange_order(seed, hand_number) if not taken >> c & 1
-            ]
+            m._xorder = draws + [c for c in exchange_order(seed, hand_number) if not taken >> c & 1]
         return m
 
     # --- what the referee asks -------------------------------------------------------------

@@ -83,9 +83,7 @@ class CappedLog:
         self._file = path.open("ab", buffering=0)
         # A run's first line: where its start-up output begins (after an earlier run's last,
         # possibly unfinished, line).
-        self._file.write(
-            (b"" if _ends_a_line(path) else b"\n") + _mark_line(f"{BOT_START} {name}")
-        )
+        self._file.write((b"" if _ends_a_line(path) else b"\n") + _mark_line(f"{BOT_START} {name}"))
         with _open_logs_lock:
             _open_logs[path] = self
         with contextlib.suppress(OSError):

@@ -267,9 +267,7 @@ def main(config_json: str) -> None:
             terminate = False
             table = process_table()
             sandbox_pid = bot_pid if config.get("sandboxed") else None
-            signal_pids(
-                term_targets(os.getpid(), table, os.getpgrp(), sandbox_pid), signal.SIGTERM
-            )
+            signal_pids(term_targets(os.getpid(), table, os.getpgrp(), sandbox_pid), signal.SIGTERM)
         readable, _, _ = select.select(watched, [], [])
         if control_fd in readable and not os.read(control_fd, 64):
             # The arena closed the pipe or died: kill the bot and all it started, now.

@@ -30,9 +30,7 @@ class SandboxMode(enum.StrEnum):
         try:
             return cls(str(value).strip().lower())
         except ValueError:
-            raise ArenaError(
-                f"sandbox mode must be auto, on or off, not {value!r}"
-            ) from None
+            raise ArenaError(f"sandbox mode must be auto, on or off, not {value!r}") from None
 
 
 class SandboxUnavailableError(ArenaError):

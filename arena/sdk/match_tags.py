@@ -68,8 +68,7 @@ class TaggedStream:
             lines = (whole + "\n").splitlines(keepends=True)
             current = CURRENT_MATCH.get()
             out = "".join(
-                (tag(m) if (m := pending[1] if i == 0 else current) and line.strip() else "")
-                + line
+                (tag(m) if (m := pending[1] if i == 0 else current) and line.strip() else "") + line
                 if i > 0 or not pending[2]
                 else line
                 for i, line in enumerate(lines)

@@ -148,9 +148,7 @@ class BotHandler:
     def end_hand(self, request: pb.EndHandRequest) -> pb.EndHandResponse:
         result = messages.hand_result_from_pb(request.result, request.tricks)
         with serving(request.match_id):
-            self.bot.end_hand(
-                HandEnd(match_id=request.match_id, seat=request.seat, result=result)
-            )
+            self.bot.end_hand(HandEnd(match_id=request.match_id, seat=request.seat, result=result))
         return pb.EndHandResponse()
 
     def end_match(self, request: pb.EndMatchRequest) -> pb.EndMatchResponse:

@@ -19,9 +19,7 @@ from arena.store import TokenInfo
 from arena.visibility import ANYONE, Viewer
 
 SERVICE_PREFIX = "/arena.v1.ArenaService/"
-WRITE_METHODS = frozenset(
-    {"SubmitBot", "StartTournament", "CancelTournament", "ResumeTournament"}
-)
+WRITE_METHODS = frozenset({"SubmitBot", "StartTournament", "CancelTournament", "ResumeTournament"})
 METADATA_KEY = "authorization"
 MAX_TOKEN_CHARS = 200
 

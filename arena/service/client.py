@@ -146,9 +146,7 @@ class ArenaClient:
         ).tournament
 
     def list_tournaments(self) -> list[pb.Tournament]:
-        return list(
-            self._call(self.stub.ListTournaments, pb.ListTournamentsRequest()).tournaments
-        )
+        return list(self._call(self.stub.ListTournaments, pb.ListTournamentsRequest()).tournaments)
 
     def watch_tournament(self, tournament_id: int) -> Iterator[pb.WatchTournamentResponse]:
         """The tournament's events until it ends (no deadline: a tournament may take hours).

@@ -358,12 +358,14 @@ def ladder_status_to_pb(
         ],
         flags=[
             pb.CollusionFlag(
-                bot=f["bot"], opponent=f["opponent"],
+                bot=f["bot"],
+                opponent=f["opponent"],
                 forfeits_against=int(f["forfeits_against"]),
                 matches_against=int(f["matches_against"]),
                 forfeits_others=int(f["forfeits_others"]),
                 matches_others=int(f["matches_others"]),
-                p_value=float(f["p_value"]), why=str(f["why"]),
+                p_value=float(f["p_value"]),
+                why=str(f["why"]),
             )
             for f in (status.get("flags", []) if flags else [])
         ],
@@ -372,20 +374,31 @@ def ladder_status_to_pb(
         matches_last_24h=int(status.get("matches_last_24h", 0)),
         daily_budget=int(status.get("daily_budget") or 0),
         playing=[
-            pb.LadderPair(tournament_id=int(p["tournament_id"]), bots=list(p["bots"]),
-                          why=str(p.get("why", "")))
+            pb.LadderPair(
+                tournament_id=int(p["tournament_id"]),
+                bots=list(p["bots"]),
+                why=str(p.get("why", "")),
+            )
             for p in status.get("playing", [])
         ],
         entrants=[
-            pb.LadderEntrant(bot=e["bot"], version_id=int(e["version_id"]), mu=float(e["mu"]),
-                             sigma=float(e["sigma"]), pairs=int(e["pairs"]),
-                             house=bool(e.get("house", False)))
+            pb.LadderEntrant(
+                bot=e["bot"],
+                version_id=int(e["version_id"]),
+                mu=float(e["mu"]),
+                sigma=float(e["sigma"]),
+                pairs=int(e["pairs"]),
+                house=bool(e.get("house", False)),
+            )
             for e in status.get("entrants", [])
         ],
         paused=[
-            pb.LadderPause(bot=p["bot"], version_id=int(p["version_id"]),
-                           reason=pause_reason(str(p["bot"]), str(p.get("reason", ""))),
-                           at=str(p.get("at", "")))
+            pb.LadderPause(
+                bot=p["bot"],
+                version_id=int(p["version_id"]),
+                reason=pause_reason(str(p["bot"]), str(p.get("reason", ""))),
+                at=str(p.get("at", "")),
+            )
             for p in status.get("paused", [])
         ],
         idle_reason=str(status.get("idle_reason") or ""),
@@ -404,8 +417,14 @@ def ladder_status_from_pb(msg: pb.GetLadderStatusResponse) -> dict[str, Any]:
             for p in msg.playing
         ],
         "entrants": [
-            {"bot": e.bot, "version_id": e.version_id, "mu": e.mu, "sigma": e.sigma,
-             "pairs": e.pairs, "house": e.house}
+            {
+                "bot": e.bot,
+                "version_id": e.version_id,
+                "mu": e.mu,
+                "sigma": e.sigma,
+                "pairs": e.pairs,
+                "house": e.house,
+            }
             for e in msg.entrants
         ],
         "paused": [
@@ -414,13 +433,18 @@ def ladder_status_from_pb(msg: pb.GetLadderStatusResponse) -> dict[str, Any]:
         ],
         "per_owner": msg.per_owner or None,
         "anonymous_opponents": not msg.reveal_opponents,
-        "waiting": [
-            {"bot": w.bot, "version_id": w.version_id, "why": w.why} for w in msg.waiting
-        ],
+        "waiting": [{"bot": w.bot, "version_id": w.version_id, "why": w.why} for w in msg.waiting],
         "flags": [
-            {"bot": f.bot, "opponent": f.opponent, "forfeits_against": f.forfeits_against,
-             "matches_against": f.matches_against, "forfeits_others": f.forfeits_others,
-             "matches_others": f.matches_others, "p_value": f.p_value, "why": f.why}
+            {
+                "bot": f.bot,
+                "opponent": f.opponent,
+                "forfeits_against": f.forfeits_against,
+                "matches_against": f.matches_against,
+                "forfeits_others": f.forfeits_others,
+                "matches_others": f.matches_others,
+                "p_value": f.p_value,
+                "why": f.why,
+            }
             for f in msg.flags
         ],
         "idle_reason": msg.idle_reason or None,

@@ -316,9 +316,7 @@ class ArenaServicer(pb_grpc.ArenaServiceServicer):
     async def GetLadderStatus(
         self, request: pb.GetLadderStatusRequest, context: aio.ServicerContext
     ) -> pb.GetLadderStatusResponse:
-        return await self._call(
-            context, "GetLadderStatus", self._ladder_status, current_caller()
-        )
+        return await self._call(context, "GetLadderStatus", self._ladder_status, current_caller())
 
     def _ladder_status(self, caller: Caller) -> pb.GetLadderStatusResponse:
         status = self._store.ladder_status()

@@ -84,7 +84,9 @@ class StoreCore:
             raise StoreError(f"database {self.url}: {first_line(exc)}") from exc
 
     def load_rows(
-        self, rows_by_model: Sequence[tuple[type[Any], Sequence[dict[str, Any]]]], *,
+        self,
+        rows_by_model: Sequence[tuple[type[Any], Sequence[dict[str, Any]]]],
+        *,
         replace: bool = False,
     ) -> None:
         """Insert plain rows, table by table in the order given, in one write transaction,

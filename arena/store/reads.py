@@ -128,7 +128,13 @@ class ReadsMixin(StoreCore):
                     rating=None
                     if r is None
                     else RatingInfo(
-                        r.bot_version_id, r.mu, r.sigma, r.matches, r.wins, r.losses, r.draws,
+                        r.bot_version_id,
+                        r.mu,
+                        r.sigma,
+                        r.matches,
+                        r.wins,
+                        r.losses,
+                        r.draws,
                         r.faults,
                     ),
                 )
@@ -168,8 +174,10 @@ class ReadsMixin(StoreCore):
                 func.count(),
                 func.sum(case((sides.c.winner == sides.c.seat, 1), else_=0)),
                 func.sum(
-                    case(((sides.c.winner.is_not(None)) & (sides.c.winner != sides.c.seat), 1),
-                         else_=0)
+                    case(
+                        ((sides.c.winner.is_not(None)) & (sides.c.winner != sides.c.seat), 1),
+                        else_=0,
+                    )
                 ),
                 func.sum(case((sides.c.winner.is_(None), played), else_=0)),
                 func.sum(sides.c.aborted),
@@ -281,9 +289,18 @@ class ReadsMixin(StoreCore):
         with self._read() as s:
             rows = s.execute(
                 select(
-                    Rating.bot_version_id, Rating.mu, Rating.sigma, Rating.matches, Rating.wins,
-                    Rating.losses, Rating.draws, Rating.faults, Bot.name, BotVersion.version_label,
-                    BotVersion.content_hash, Bot.kind,
+                    Rating.bot_version_id,
+                    Rating.mu,
+                    Rating.sigma,
+                    Rating.matches,
+                    Rating.wins,
+                    Rating.losses,
+                    Rating.draws,
+                    Rating.faults,
+                    Bot.name,
+                    BotVersion.version_label,
+                    BotVersion.content_hash,
+                    Bot.kind,
                 )
                 .join(BotVersion, BotVersion.id == Rating.bot_version_id)
                 .join(Bot, Bot.id == BotVersion.bot_id)
@@ -304,8 +321,15 @@ class ReadsMixin(StoreCore):
             BoardRow(
                 bot=r[8],
                 version=f"{r[9]}+{r[10][:8]}" if (r[8], r[9]) in shared else r[9],
-                mu=r[1], sigma=r[2], matches=r[3], wins=r[4], losses=r[5], draws=r[6],
-                faults=r[7], bot_version_id=r[0], human=r[11] == HUMAN,
+                mu=r[1],
+                sigma=r[2],
+                matches=r[3],
+                wins=r[4],
+                losses=r[5],
+                draws=r[6],
+                faults=r[7],
+                bot_version_id=r[0],
+                human=r[11] == HUMAN,
             )
             for r in rows
         ]

@@ -69,9 +69,7 @@ class WebSessionsMixin(StoreCore):
         expires = now + lifetime
         with self._write() as s:
             s.execute(delete(WebSession).where(WebSession.expires_at < now - PURGE_AFTER))
-            s.execute(
-                delete(WebSession).where(WebSession.revoked_at < now - PURGE_AFTER)
-            )
+            s.execute(delete(WebSession).where(WebSession.revoked_at < now - PURGE_AFTER))
             s.add(
                 WebSession(
                     id_hash=session_hash(session_id), method=method, token_id=token_id,

@@ -92,9 +92,7 @@ def mark_start(bots: Sequence[Any], match_id: str, *, reveal_opponents: bool = T
     for seat, bot in enumerate(bots):
         path = getattr(bot, "log_path", None)
         if path is not None:
-            against = (
-                f" against {getattr(bots[1 - seat], 'name', '?')}" if reveal_opponents else ""
-            )
+            against = f" against {getattr(bots[1 - seat], 'name', '?')}" if reveal_opponents else ""
             mark_log(path, f"StartMatch {match_id} seat {seat}{against}")
 
 

@@ -102,8 +102,12 @@ def play_game(
         detail = "; ".join(f"{names[s]} could not start: {conns[s]}" for s in failed)
         # Neither started: a double forfeit, no winner, not rated, but the game is settled.
         return unplayed_result(
-            names, seed=seed, forfeit_seat=failed[0] if len(failed) == 1 else None,
-            detail=detail, rules=config.rules, match_id=mid,
+            names,
+            seed=seed,
+            forfeit_seat=failed[0] if len(failed) == 1 else None,
+            detail=detail,
+            rules=config.rules,
+            match_id=mid,
         )
     bots = (conns[0], conns[1])
     reveal = not config.anonymous_opponents

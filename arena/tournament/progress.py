@@ -57,8 +57,11 @@ class LineReporter(QuietReporter):
     """Off a terminal: no progress, but a bot that cannot play is named, with why, on stderr."""
 
     def bot_failed(self, bot: str, reason: str) -> None:
-        print(f"arena: bot {bot} cannot play: {reason} (its matches are forfeits)",
-              file=sys.stderr, flush=True)
+        print(
+            f"arena: bot {bot} cannot play: {reason} (its matches are forfeits)",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def run_rate(task: Task) -> float | None:
@@ -108,8 +111,11 @@ STANDINGS_SHOWN = 5
 
 
 def standings_lines(
-    bots: Sequence[str], points: dict[int, float], played: dict[int, int],
-    record: dict[int, list[int]], top: int = STANDINGS_SHOWN,
+    bots: Sequence[str],
+    points: dict[int, float],
+    played: dict[int, int],
+    record: dict[int, list[int]],
+    top: int = STANDINGS_SHOWN,
 ) -> list[str]:
     """The live standings: the ``top`` bots by match points (a win 1, a draw ½), then by
     points per match; a header, one line a bot, names and numbers whole."""

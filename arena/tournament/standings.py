@@ -132,9 +132,7 @@ def compute_standings(
             else:
                 losses[bot] += 1
 
-    order = sorted(
-        range(len(bots)), key=lambda i: (-scores[i], bots[i][0], bots[i][1])
-    )
+    order = sorted(range(len(bots)), key=lambda i: (-scores[i], bots[i][0], bots[i][1]))
     leaderboard = [
         LeaderboardRow(
             rank=rank,
@@ -152,8 +150,7 @@ def compute_standings(
         for rank, i in enumerate(order, start=1)
     ]
     fault_rows = [
-        FaultRow(bots[i][0], faults[i], dict(sorted(forfeits[i].items())))
-        for i in range(len(bots))
+        FaultRow(bots[i][0], faults[i], dict(sorted(forfeits[i].items()))) for i in range(len(bots))
     ]
     return Standings(leaderboard, _head_to_head(bots, games), fault_rows, len(games), total)
 

@@ -121,9 +121,7 @@ class LiveHub:
         state = await anyio.to_thread.run_sync(self._store.tournament_match_state, tid)
         if state == watched.state:
             return
-        seqs = await anyio.to_thread.run_sync(
-            self._store.tournament_match_sequences, tid
-        )
+        seqs = await anyio.to_thread.run_sync(self._store.tournament_match_sequences, tid)
         new = sorted(seqs - (watched.seen or set()))
         watched.seen = seqs
         watched.state = state

@@ -140,9 +140,7 @@ def rating_plot(
     legend = []
     for k, ((label, pts), xs) in enumerate(zip(drawn, xs_of, strict=True)):
         last = pts[-1]
-        said = (
-            f"{escape(label)}: {value} {last.mu:.2f} ± {BAND * last.sigma:.2f} at match {xs[-1]}"
-        )
+        said = f"{escape(label)}: {value} {last.mu:.2f} ± {BAND * last.sigma:.2f} at match {xs[-1]}"
         parts.append(
             f'<circle class="end s{k % 6}" cx="{pct(xs[-1])}" cy="{y(last.mu):.1f}" r="3.5">'
             f"<title>{said}</title></circle>"

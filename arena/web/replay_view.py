@@ -110,9 +110,7 @@ def _last(
 
 
 def _tricks(obs_tricks: Any) -> list[dict[str, Any]]:
-    return [
-        {"leader": t.leader, "cards": list(t.cards), "winner": t.winner} for t in obs_tricks
-    ]
+    return [{"leader": t.leader, "cards": list(t.cards), "winner": t.winner} for t in obs_tricks]
 
 
 def _seat_public(obs: Observation, s: int) -> dict[str, Any]:

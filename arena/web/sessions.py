@@ -129,7 +129,6 @@ class WebSessions:
             )
         return form
 
-
     async def read_upload(
         self, request: Request, field: str, max_bytes: int
     ) -> tuple[dict[str, str], str, bytes]:

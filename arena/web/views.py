@@ -158,9 +158,7 @@ def match_fields(
     }
 
 
-def match_row(
-    m: MatchSummary, policy: Visibility, version_ids: set[int] | None = None
-) -> MatchRow:
+def match_row(m: MatchSummary, policy: Visibility, version_ids: set[int] | None = None) -> MatchRow:
     return MatchRow(**match_fields(m, policy, version_ids))
 
 

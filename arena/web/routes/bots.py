@@ -74,9 +74,15 @@ def bot_view(site: Site, name: str, policy: Visibility) -> BotView:
                 rating=None
                 if r is None
                 else RatingView(
-                    mu=r.mu, sigma=r.sigma, score=conservative_score(r.mu, r.sigma),
-                    low=r.mu - INTERVAL_Z * r.sigma, high=r.mu + INTERVAL_Z * r.sigma,
-                    matches=r.matches, wins=r.wins, losses=r.losses, draws=r.draws,
+                    mu=r.mu,
+                    sigma=r.sigma,
+                    score=conservative_score(r.mu, r.sigma),
+                    low=r.mu - INTERVAL_Z * r.sigma,
+                    high=r.mu + INTERVAL_Z * r.sigma,
+                    matches=r.matches,
+                    wins=r.wins,
+                    losses=r.losses,
+                    draws=r.draws,
                     faults=r.faults,
                 ),
                 history=tuple(HistoryPoint(p.sequence, p.mu, p.sigma) for p in pts),
@@ -99,8 +105,14 @@ def bot_view(site: Site, name: str, policy: Visibility) -> BotView:
         ),
         head_to_head=tuple(
             OpponentView(
-                opponent=o.bot, matches=o.matches, wins=o.wins, losses=o.losses, draws=o.draws,
-                aborted=o.aborted, points_for=o.points_for, points_against=o.points_against,
+                opponent=o.bot,
+                matches=o.matches,
+                wins=o.wins,
+                losses=o.losses,
+                draws=o.draws,
+                aborted=o.aborted,
+                points_for=o.points_for,
+                points_against=o.points_against,
                 faults=o.faults,
             )
             for o in store.head_to_head(detail.version_ids)
@@ -169,8 +181,13 @@ def _card_play(
         ),
         tuple(
             Blunder(
-                match_id=match_id, step=p.step, hand_number=p.hand_number, trick=p.trick,
-                card=card_name(p.card), loss=loss, best=[card_name(c) for c in p.best],
+                match_id=match_id,
+                step=p.step,
+                hand_number=p.hand_number,
+                trick=p.trick,
+                card=card_name(p.card),
+                loss=loss,
+                best=[card_name(c) for c in p.best],
             )
             for loss, match_id, p in worst[:WORST_SHOWN]
         ),

@@ -61,9 +61,12 @@ def match_view(site: Site, match_id: str, policy: Visibility) -> MatchView | Sea
                     result=None
                     if hr is None
                     else HandResult(
-                        bids=list(hr.bids), tricks_won=list(hr.tricks_won),
-                        points=list(hr.points), bag_penalties=list(hr.bag_penalties),
-                        scores=list(hr.scores), bags=list(hr.bags),
+                        bids=list(hr.bids),
+                        tricks_won=list(hr.tricks_won),
+                        points=list(hr.points),
+                        bag_penalties=list(hr.bag_penalties),
+                        scores=list(hr.scores),
+                        bags=list(hr.bags),
                     ),
                 )
             )

@@ -51,9 +51,7 @@ def is_ladder_pair(config: dict[str, Any]) -> bool:
 
 
 def tournament_row(site: Site, t: Any) -> TournamentRow:
-    bots = [
-        str(b.get("name")) if isinstance(b, dict) else str(b) for b in t.config.get("bots", [])
-    ]
+    bots = [str(b.get("name")) if isinstance(b, dict) else str(b) for b in t.config.get("bots", [])]
     mark = t.config.get(LADDER_KEY)
     return TournamentRow(
         id=t.id,
@@ -126,8 +124,7 @@ def tournament_view(
     # page's main cost) are kept, keyed by what would change them.
     final = state[0] in ("finished", "cancelled")
     info, config, standings = site.cached(
-        ("tournament-standings", tid, state, store.effective_rating_config())
-        if final else (None,),
+        ("tournament-standings", tid, state, store.effective_rating_config()) if final else (None,),
         lambda: tournament_standings(store, tid),
     )
     seed = shown_tournament_seed(info, config.seed)
@@ -177,17 +174,34 @@ def tournament_view(
         ),
         standings=tuple(
             Standing(
-                rank=r.rank, bot=r.bot, version=r.version, mu=r.mu, sigma=r.sigma, score=r.score,
-                low=r.mu - INTERVAL_Z * r.sigma, high=r.mu + INTERVAL_Z * r.sigma,
-                matches=r.matches, wins=r.wins, losses=r.losses, draws=r.draws, faults=r.faults,
+                rank=r.rank,
+                bot=r.bot,
+                version=r.version,
+                mu=r.mu,
+                sigma=r.sigma,
+                score=r.score,
+                low=r.mu - INTERVAL_Z * r.sigma,
+                high=r.mu + INTERVAL_Z * r.sigma,
+                matches=r.matches,
+                wins=r.wins,
+                losses=r.losses,
+                draws=r.draws,
+                faults=r.faults,
             )
             for r in standings.leaderboard
         ),
         head_to_head=tuple(
             PairRecord(
-                bot_a=h.bot_a, bot_b=h.bot_b, matches=h.matches, wins_a=h.wins_a,
-                wins_b=h.wins_b, draws=h.draws, pairs_won_a=h.pairs_won_a,
-                pairs_won_b=h.pairs_won_b, pairs_split=h.pairs_split, margin_a=h.margin_a,
+                bot_a=h.bot_a,
+                bot_b=h.bot_b,
+                matches=h.matches,
+                wins_a=h.wins_a,
+                wins_b=h.wins_b,
+                draws=h.draws,
+                pairs_won_a=h.pairs_won_a,
+                pairs_won_b=h.pairs_won_b,
+                pairs_split=h.pairs_split,
+                margin_a=h.margin_a,
             )
             for h in standings.head_to_head
         ),

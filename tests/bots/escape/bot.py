@@ -232,6 +232,7 @@ def kill_supervisor() -> None:
 
 def swap_socket() -> None:
     """Swap its socket for a link elsewhere: the arena, as root, would follow it on reconnect."""
+
     def swap() -> str:
         os.symlink("/run/elsewhere.sock", "/run/arena/swap")
         os.replace("/run/arena/swap", "/run/arena/bot.sock")
