@@ -31,7 +31,6 @@ from arena.errors import ArenaError
 from arena.runtime import supervisor
 from arena.runtime.botlog import DEFAULT_LOG_LIMIT, CappedLog
 from arena.runtime.channel import SERVING, health_status, open_channel
-from arena.runtime.grpc_io import bot_grpc_environment
 from arena.runtime.jail import BotJail
 from arena.runtime.manifest import ADDRESS_ENV, NAME_ENV, BotLimits, BotManifest
 from arena.sandbox import SandboxMode, probe
@@ -45,7 +44,10 @@ _SUPERVISOR = Path(supervisor.__file__)
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes
 # The environment a bot gets from the arena: enough to find programs and speak the locale, and
 # nothing else (the arena's own variables may hold secrets such as a database URL).
-_ENV_PASSED_ON = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ")
+_ENV_PASSED_ON = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "GRPC_EXPERIMENTS")
+"""The arena's variables a bot gets (a manifest's ``[env]`` has the last word). The arena sets
+no ``GRPC_EXPERIMENTS`` itself (experiments are named per grpcio version, not its public API);
+an operator's choice of gRPC's I/O manager reaches every bot as it reaches the arena."""
 _MB = 1 << 20
 _SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 MAX_STARTUP_TIMEOUT_S = 300.0
@@ -600,8 +602,6 @@ def _bot_environment(
         env.update(PATH=_SANDBOX_PATH, HOME="/tmp", TMPDIR="/tmp", USER="bot", LOGNAME="bot")
         env["PYTHONDONTWRITEBYTECODE"] = "1"  # the bot's directory is read-only
     env["PYTHONUNBUFFERED"] = "1"
-    # gRPC's I/O manager: an operator's choice goes to every bot (arena.runtime.grpc_io).
-    env.update(bot_grpc_environment())
     env.update(manifest.env)
     env[ADDRESS_ENV] = address
     env[NAME_ENV] = manifest.name
