@@ -357,6 +357,33 @@ enum { D_DOUBLE_NIL, D_DRAW, D_EXCHANGE, D_BID, D_PLAY };
 #define DOUBLE_NIL 69
 #define EXCHANGE_DONE 70
 
+/* The action mask of decision `phase` into m (N_ACTIONS, zeroed here): `cards` are the legal
+ * plays (D_PLAY) or the hand (D_EXCHANGE), `low` the last card picked for the exchange, -1 if
+ * none (R-3.4: the cards above it in ascending order, or the end). */
+static void
+fill_mask(signed char *m, long phase, unsigned long long cards, int low)
+{
+    memset(m, 0, N_ACTIONS);
+    switch (phase) {
+    case D_PLAY:
+        put_bits_mask(m, cards);
+        break;
+    case D_EXCHANGE:
+        put_bits_mask(m, low < 0 ? cards : cards & ~((2ULL << low) - 1));
+        m[EXCHANGE_DONE] = 1;
+        break;
+    case D_DRAW:
+        m[REJECT] = m[KEEP] = 1;
+        break;
+    case D_BID:
+        memset(m + BID_BASE, 1, MAX_BID + 1);
+        break;
+    case D_DOUBLE_NIL:
+        m[NO_DOUBLE_NIL] = m[DOUBLE_NIL] = 1;
+        break;
+    }
+}
+
 static PyObject *s_information_set, *s_legal_mask, *s_to_act, *s_decision;
 
 /* The Match slots the observer reads, in this order (encoding.MATCH_SLOTS). */
@@ -428,55 +455,32 @@ Observer_init(Observer *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
-/* The action mask of the seat to act into m (N_ACTIONS, zeroed). 0, or -1 with an exception. */
+/* The action mask of the seat to act into m (N_ACTIONS), read through the match's attributes
+ * (information_set's path). 0, or -1 with an exception. */
 static int
 put_mask(signed char *m, PyObject *match, long decision, unsigned long long hand,
          PyObject *picked)
 {
-    switch (decision) {
-    case D_PLAY: {
+    unsigned long long cards = hand;
+    int low = -1;
+    if (decision == D_PLAY) {
         PyObject *legal = PyObject_GetAttr(match, s_legal_mask);
         if (legal == NULL)
             return -1;
-        unsigned long long mask;
-        int rc = mask_of(legal, &mask);
+        int rc = mask_of(legal, &cards);
         Py_DECREF(legal);
         if (rc < 0)
             return -1;
-        while (mask) {
-            m[__builtin_ctzll(mask)] = 1;
-            mask &= mask - 1;
-        }
-        return 0;
-    }
-    case D_DRAW:
-        m[REJECT] = m[KEEP] = 1;
-        return 0;
-    case D_BID:
-        memset(m + BID_BASE, 1, MAX_BID + 1);
-        return 0;
-    case D_DOUBLE_NIL:
-        m[NO_DOUBLE_NIL] = m[DOUBLE_NIL] = 1;
-        return 0;
-    case D_EXCHANGE: { /* cards above the last picked (ascending order), or the end */
+    } else if (decision == D_EXCHANGE) {
         Py_ssize_t n = PyTuple_GET_SIZE(picked);
-        int low = -1;
         if (n) {
             low = card_of(PyTuple_GET_ITEM(picked, n - 1));
             if (low < 0)
                 return -1;
         }
-        unsigned long long above = low < 0 ? hand : hand & ~((2ULL << low) - 1);
-        while (above) {
-            m[__builtin_ctzll(above)] = 1;
-            above &= above - 1;
-        }
-        m[EXCHANGE_DONE] = 1;
-        return 0;
     }
-    default:
-        return 0;
-    }
+    fill_mask(m, decision, cards, low);
+    return 0;
 }
 
 /* observe(match, seat, picked, out, mask) */
@@ -754,32 +758,16 @@ observe_raw(Observer *self, PyObject *match, long seat, PyObject *picked, float 
     v[BROKEN] = (float)broken;
     v[HAND_NUMBER] = (float)((double)hand_number / (double)self->max_hands);
 
-    memset(m, 0, N_ACTIONS);
-    if (acting) {
-        switch (phase) {
-        case D_PLAY: {
-            unsigned long long legal;
-            legal_obj = slot(self, match, M_LEGAL);
-            if (legal_obj == NULL || mask_of(legal_obj, &legal) < 0)
-                goto done;
-            put_bits_mask(m, legal);
-            break;
-        }
-        case D_DRAW:
-            m[REJECT] = m[KEEP] = 1;
-            break;
-        case D_BID:
-            memset(m + BID_BASE, 1, MAX_BID + 1);
-            break;
-        case D_DOUBLE_NIL:
-            m[NO_DOUBLE_NIL] = m[DOUBLE_NIL] = 1;
-            break;
-        case D_EXCHANGE: /* cards above the last picked (ascending order), or the end */
-            put_bits_mask(m, low < 0 ? hand : hand & ~((2ULL << low) - 1));
-            m[EXCHANGE_DONE] = 1;
-            break;
-        }
+    unsigned long long cards = hand;
+    if (acting && phase == D_PLAY) {
+        legal_obj = slot(self, match, M_LEGAL);
+        if (legal_obj == NULL || mask_of(legal_obj, &cards) < 0)
+            goto done;
     }
+    if (acting)
+        fill_mask(m, phase, cards, low);
+    else
+        memset(m, 0, N_ACTIONS);
     rc = 0;
 done:
     for (int i = 0; i < 7; i++)
@@ -925,12 +913,9 @@ Observer_legal_ids(Observer *self, PyObject *const *args, Py_ssize_t nargs)
     long phase;
     if (slot_long(self, match, M_PHASE, &phase) < 0)
         return NULL;
-    signed char m[N_ACTIONS];
-    memset(m, 0, N_ACTIONS);
-    switch (phase) {
-    case D_PLAY:
-    case D_EXCHANGE: {
-        unsigned long long cards;
+    unsigned long long cards = 0;
+    int low = -1;
+    if (phase == D_PLAY || phase == D_EXCHANGE) {
         PyObject *owner = NULL, *obj;
         if (phase == D_PLAY) {
             obj = owner = slot(self, match, M_LEGAL);
@@ -947,29 +932,15 @@ Observer_legal_ids(Observer *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(owner);
         if (rc < 0)
             return NULL;
-        if (phase == D_EXCHANGE) { /* above the last card picked, or the end */
-            Py_ssize_t n = PyTuple_GET_SIZE(picked);
-            if (n) {
-                int low = card_of(PyTuple_GET_ITEM(picked, n - 1));
-                if (low < 0)
-                    return NULL;
-                cards &= ~((2ULL << low) - 1);
-            }
-            m[EXCHANGE_DONE] = 1;
+        Py_ssize_t n = PyTuple_GET_SIZE(picked);
+        if (phase == D_EXCHANGE && n) {
+            low = card_of(PyTuple_GET_ITEM(picked, n - 1));
+            if (low < 0)
+                return NULL;
         }
-        put_bits_mask(m, cards);
-        break;
     }
-    case D_DRAW:
-        m[REJECT] = m[KEEP] = 1;
-        break;
-    case D_BID:
-        memset(m + BID_BASE, 1, MAX_BID + 1);
-        break;
-    case D_DOUBLE_NIL:
-        m[NO_DOUBLE_NIL] = m[DOUBLE_NIL] = 1;
-        break;
-    }
+    signed char m[N_ACTIONS];
+    fill_mask(m, phase, cards, low);
     int n = 0;
     for (int a = 0; a < N_ACTIONS; a++)
         n += m[a];
