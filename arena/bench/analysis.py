@@ -33,6 +33,7 @@ def _deal_actions(m: Match, rng: random.Random) -> list[Action]:
             assert seat is not None
             h = [sum(1 << c for c in m.hand(s)) for s in (0, 1)]
             tricks0 = new_search(trick_payoff()).value(h[0], h[1], m.first_drawer ^ 1, -1, 0, False)
+            assert tricks0 is not None  # a search without a limit or a deadline ends
             tricks = tricks0 if seat == 0 else 13 - tricks0
             action = max(0, min(13, tricks + rng.choice((-1, 0, 0, 1))))
         else:

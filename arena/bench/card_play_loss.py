@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.analysis import MatchAnalysis, summarise
 from arena.referee.analysed import analyse_result
 
 Z95 = 1.959963984540054
-MEASURES = {
+MEASURES: dict[str, Callable[[MatchAnalysis, int], Sequence[float]]] = {
     "card_play_loss": MatchAnalysis.hand_shares,
     "trick_loss": MatchAnalysis.hand_trick_losses,
     "point_loss": MatchAnalysis.hand_losses,

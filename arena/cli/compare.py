@@ -27,6 +27,7 @@ from arena.cli.options import (
     tournament_logs,
 )
 from arena.cli.rules_option import RulesOption, parse_rules
+from arena.errors import ArenaError
 from arena.referee import FaultPolicy
 from arena.rules.ruleset import RuleSet
 from arena.stats import Sprt
@@ -235,6 +236,8 @@ def play(
         )
     before = comparison_state(store, tournament_id)
     spec = config.compare
+    if spec is None:
+        raise ArenaError(f"tournament {tournament_id} is not a comparison")
     if not as_json:
         test = (
             f"SPRT elo0={spec.sprt.elo0:g} elo1={spec.sprt.elo1:g} alpha={spec.sprt.alpha:g} "

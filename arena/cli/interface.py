@@ -92,8 +92,9 @@ class Arena(Protocol):
         """The rated bot versions, best first (``arena.store.rows.LeaderboardRow``)."""
         ...
 
-    def ladder_status(self) -> dict[str, Any]:
-        """What the ladder plays and why (``arena.ladder.runner.describe_status`` reads it)."""
+    def ladder_status(self) -> dict[str, Any] | None:
+        """What the ladder plays and why (``arena.ladder.runner.describe_status`` reads it), or None
+        if no ladder ever ran here."""
         ...
 
     def match_record(self, ref: str) -> MatchResult:

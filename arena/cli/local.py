@@ -86,7 +86,7 @@ class LocalArena:
                 print(f"recomputed ratings from {applied} rated matches", file=sys.stderr)
             return list(store.leaderboard(players=players))
 
-    def ladder_status(self) -> dict[str, Any]:
+    def ladder_status(self) -> dict[str, Any] | None:
         with Store.open(self.db) as store:
             return store.ladder_status()
 

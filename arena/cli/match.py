@@ -230,6 +230,7 @@ def play(
                     )
                 finally:
                     botlogs.mark_end(seats, mid, result)
+        assert result is not None  # play_match returned (or raised)
         recorded = None
         if store is not None:
             recorded = store.record_match(

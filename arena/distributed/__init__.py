@@ -7,20 +7,25 @@ See docs/distributed.md.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from arena.tournament.execution import MatchExecutor
+
+if TYPE_CHECKING:
+    from arena.distributed.executor import RayExecutor
 
 
 def ray_executor_factory(
     address: str, *, worker_cpus: float | None = None, cache_root: str | None = None
-) -> tuple[object, list[object]]:
+) -> tuple[Callable[[int, threading.Event], MatchExecutor], list[RayExecutor]]:
     """Join the cluster and return (a factory for the runner's ``executor``, the executors it
     made, for their per-node counts once the run is over)."""
     from arena.distributed.cluster import connect
     from arena.distributed.executor import DEFAULT_WORKER_CPUS, RayExecutor
 
     connect(address)
-    made: list[object] = []
+    made: list[RayExecutor] = []
 
     def factory(concurrency: int, stop: threading.Event) -> MatchExecutor:
         ex = RayExecutor(

@@ -58,7 +58,7 @@ def local_cluster(nodes: int, cpus_per_node: int = 2, object_store_mb: int = 100
     _stay_on_loopback()
     from ray.cluster_utils import Cluster
 
-    node_args = {
+    node_args: dict[str, Any] = {
         "num_cpus": cpus_per_node,
         # Every node, and so all of Ray's traffic, on the loopback interface.
         "node_ip_address": LOOPBACK,
@@ -106,7 +106,7 @@ def add_local_node(cluster: Any, cpus: int = 2, object_store_mb: int = 100) -> A
     return node
 
 
-def _agent_ports() -> dict[str, int]:
+def _agent_ports() -> dict[str, Any]:
     """Fixed ports for a node's agents. Given port 0, a raylet waits a fixed 15 s for its agents
     to report the ports they took and aborts past that, which a loaded machine overruns."""
     names = (

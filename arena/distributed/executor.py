@@ -37,8 +37,7 @@ from arena.distributed.archives import pack_bot
 from arena.distributed.worker import MatchWorker
 from arena.errors import ArenaError
 from arena.referee import MatchResult
-from arena.tournament.execution import MatchJob
-from arena.tournament.runner import TournamentConfig
+from arena.tournament.execution import MatchJob, TournamentConfig
 
 log = logging.getLogger(__name__)
 

@@ -10,6 +10,7 @@ alone, its bots' process trees are killed with it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import socket
 import threading
@@ -23,6 +24,14 @@ from arena.referee import MatchResult
 from arena.tournament.execution import MatchJob, play_game
 from arena.tournament.runner import TournamentConfig
 from arena.tournament.workers import BotPool
+
+
+def _fetch(ref: Any) -> bytes:
+    """The bytes of an archive sent as an object ref."""
+    import ray
+
+    data: bytes = ray.get(ref)
+    return data
 
 
 class MatchWorker:
@@ -59,13 +68,14 @@ class MatchWorker:
         """Fetch, check and unpack the bots ``needed`` (archives by content hash, as object
         refs), then start them; the bots that cannot start, with why. Raises
         ArchiveMismatchError, before anything runs, for a bot that is not what it was sent as."""
-        import ray
 
         entrants = list(config.entrants)
         for i in needed:
             e = entrants[i]
             ref = archives[e.content_hash]
-            directory = node_bot_dir(self._cache, e.name, e.content_hash, lambda r=ref: ray.get(r))
+            directory = node_bot_dir(
+                self._cache, e.name, e.content_hash, functools.partial(_fetch, ref)
+            )
             entrants[i] = dataclasses.replace(e, source=str(directory))
         self._config = dataclasses.replace(config, entrants=entrants)
         self._pool = BotPool(entrants, bot_seed=config.bot_seed)

@@ -376,6 +376,7 @@ class _Search:
                 column("mu"), column("sigma") ** 2, column("last_pair"), column("owner"),
                 column("house") > 0,
             )  # fmt: skip
+        self.house: np.ndarray
         self.mu, self.s2, last, self.owner, self.house = columns
         waited = np.where(last < 0, float(next_pair), next_pair - last - 1.0)
         self.r = 1.0 + np.maximum(0.0, waited - REGULARITY_WAIT * n) / n

@@ -203,10 +203,10 @@ class Ladder:
                             break
                     else:
                         while len(running) < self.settings.concurrency and not stop.is_set():
-                            pair = self._next_pair()
-                            if pair is None:
+                            chosen = self._next_pair()
+                            if chosen is None:
                                 break
-                            self._start(pool, running, pair, stop)
+                            self._start(pool, running, chosen, stop)
                             if self._done_new_pairs():
                                 break
                         if not running and self.settings.max_pairs is not None:

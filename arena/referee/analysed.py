@@ -22,9 +22,13 @@ from arena.referee.record import MatchResult
 
 
 class MatchSummaryLike(Protocol):
-    match_id: str
-    players: tuple[str, str]
-    winner: int | None
+    # Read-only, as the frozen records that have them (a summary, a result) keep them.
+    @property
+    def match_id(self) -> str: ...
+    @property
+    def players(self) -> tuple[str, str]: ...
+    @property
+    def winner(self) -> int | None: ...
 
 
 def analyse_result(result: MatchResult) -> MatchAnalysis:

@@ -23,6 +23,7 @@ be converted with INVALID_ARGUMENT; on a PlaySession stream the same statuses co
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from concurrent import futures
@@ -128,7 +129,7 @@ class AioBotServicer(bot_pb2_grpc.BotServiceServicer):
             "end_match": h.end_match,
         }
         self._answers: dict[Decision, Callable[[Any], Message]] = {
-            d: (lambda request, d=d: h.answer(d, request)) for d in Decision
+            d: functools.partial(h.answer, d) for d in Decision
         }
 
     async def _run(

@@ -51,9 +51,9 @@ def play_local(
     clock = clock if clock is not None else Clock(move_time_ms=1000, time_bank_ms=60_000)
     handlers = (BotHandler(bot0), BotHandler(bot1))
     names = (bot0.name, bot1.name)
-    for seat in (0, 1):
-        handlers[seat].start_match(
-            messages.start_match_request(match_id, seat, rules, names[1 - seat], clock)
+    for told in (0, 1):
+        handlers[told].start_match(
+            messages.start_match_request(match_id, told, rules, names[1 - told], clock)
         )
     match = Match(seed, rules)
     decisions = hands_told = 0

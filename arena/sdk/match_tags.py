@@ -37,6 +37,18 @@ def serving(match_id: str) -> Iterator[None]:
         CURRENT_MATCH.reset(token)
 
 
+class _Pending:
+    """A thread's partial line, the match it began in, and whether its start went out already
+    (a flush)."""
+
+    __slots__ = ("flushed", "match", "text")
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.match: str | None = None
+        self.flushed = False
+
+
 class TaggedStream:
     """A text stream that writes whole lines, each begun while a match is served with its tag.
 
@@ -50,43 +62,43 @@ class TaggedStream:
         self._lock = threading.Lock()
         self._local = threading.local()
 
-    def _pending(self) -> list[str]:
-        pending = getattr(self._local, "pending", None)
+    def _pending(self) -> _Pending:
+        pending: _Pending | None = getattr(self._local, "pending", None)
         if pending is None:
-            # The partial line, its match, and whether its start went out already (a flush).
-            pending = self._local.pending = ["", None, False]
+            pending = self._local.pending = _Pending()
         return pending
 
     def write(self, text: str) -> int:
         if not text:
             return 0
         pending = self._pending()
-        if not pending[0]:
-            pending[1] = CURRENT_MATCH.get()  # the match of the call that begins the line
-        whole, _, rest = (pending[0] + text).rpartition("\n")
+        if not pending.text:
+            pending.match = CURRENT_MATCH.get()  # the match of the call that begins the line
+        whole, _, rest = (pending.text + text).rpartition("\n")
         if "\n" in text:
             lines = (whole + "\n").splitlines(keepends=True)
             current = CURRENT_MATCH.get()
             out = "".join(
-                (tag(m) if (m := pending[1] if i == 0 else current) and line.strip() else "") + line
-                if i > 0 or not pending[2]
+                (tag(m) if (m := pending.match if i == 0 else current) and line.strip() else "")
+                + line
+                if i > 0 or not pending.flushed
                 else line
                 for i, line in enumerate(lines)
             )
             with self._lock:
                 self._stream.write(out)
-            pending[0], pending[1], pending[2] = rest, current if rest else None, False
+            pending.text, pending.match, pending.flushed = rest, current if rest else None, False
         else:
-            pending[0] += text
+            pending.text += text
         return len(text)
 
     def flush(self) -> None:
         pending = self._pending()
-        if pending[0]:
-            m = pending[1]
+        if pending.text:
+            m = pending.match
             with self._lock:
-                self._stream.write((tag(m) if m and not pending[2] else "") + pending[0])
-            pending[0], pending[2] = "", True
+                self._stream.write((tag(m) if m and not pending.flushed else "") + pending.text)
+            pending.text, pending.flushed = "", True
         self._stream.flush()
 
     def __getattr__(self, name: str) -> object:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from google.protobuf.message import Message
@@ -100,10 +100,10 @@ def _as_card(value: object, method: str) -> int:
 
 
 def _as_cards(value: object, method: str) -> tuple[int, ...]:
-    if value is None or isinstance(value, (int, str, bytes)):
+    if not isinstance(value, Iterable) or isinstance(value, (str, bytes)):
         raise BotAnswerError(f"{method}() must return a collection of cards, got {value!r}")
     try:
-        items = tuple(value)
+        items: tuple[object, ...] = tuple(value)
     except TypeError:
         raise BotAnswerError(
             f"{method}() must return a collection of cards, got {value!r}"

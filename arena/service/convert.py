@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -205,7 +205,7 @@ def match_to_pb(m: MatchSummary, rules: RuleSet | None = None) -> pb.Match:
         seed=m.seed,
         engine_version=m.engine_version,
         hands_played=m.hands_played,
-        termination=termination_to_pb(m.termination),  # type: ignore[arg-type]
+        termination=termination_to_pb(m.termination),
         detail=m.detail,
         started_at=timestamp(m.started_at),
         finished_at=timestamp(m.finished_at),
@@ -230,7 +230,7 @@ _KINDS = {
     Decision.PLAY: pb.DECISION_KIND_PLAY,
 }
 _DECISIONS = {v: k for k, v in _KINDS.items()}
-_FAULTS = {f: pb.FaultKind.Value("FAULT_KIND_" + f.name) for f in FaultKind}
+_FAULTS = {f: cast(pb.FaultKind, pb.FaultKind.Value("FAULT_KIND_" + f.name)) for f in FaultKind}
 _FAULT_KINDS = {v: k for k, v in _FAULTS.items()}
 
 

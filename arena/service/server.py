@@ -376,5 +376,5 @@ def serve(config: ServerConfig) -> None:
         server.stop()
         print("arena: stopped", file=sys.stderr, flush=True)
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        for s, before in previous.items():
+            signal.signal(s, before)

@@ -109,7 +109,9 @@ def play_game(
             rules=config.rules,
             match_id=mid,
         )
-    bots = (conns[0], conns[1])
+    c0, c1 = conns
+    assert not isinstance(c0, str) and not isinstance(c1, str)  # both started (above)
+    bots = (c0, c1)
     reveal = not config.anonymous_opponents
     # A line in each bot's log: which match its next lines belong to (and against whom, when
     # bots are told).

@@ -175,7 +175,7 @@ class TerminalReporter:
             console=self._console,
             transient=False,
             expand=True,
-            **({} if get_time is None else {"get_time": get_time}),
+            get_time=get_time,
         )
         self._task = self._progress.add_task("", total=0, tid="?", visible=False)
 

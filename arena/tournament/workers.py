@@ -21,7 +21,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +102,7 @@ class BotPool:
 
     def __init__(
         self,
-        entrants: list[TournamentEntrant],
+        entrants: Sequence[TournamentEntrant],
         *,
         bot_seed: int,
         start_bot: Callable[..., Any] | None = None,
