@@ -15,12 +15,26 @@ the field, and in any duplicate pair of two bots (a comparison, a ladder pair); 
 a round robin of B bots on ``duplicate`` deals (shared by all pairs); one on independent deals (a
 seed per match). Lanes share nothing: each is its own process under its own supervisor (in the
 sandbox its own instance: own tmpfs, own uid, own cgroup), started when its first game comes up.
+
+The order in which games are handed out (``play_order``) keeps each lane busy with two different
+deals at once when more than one match is in play: a bot pair's first seatings of two rounds go
+out together (both on lane 0 of each bot), then their two twins (both on lane 1). Each process
+then serves two matches at a time, as one process per bot did before lanes, and never both
+seatings of one deal.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+from arena.tournament.schedule import ScheduledGame
+
+ROUNDS_TOGETHER = 2
+"""Rounds of one bot pair whose first seatings are handed out together, then their twins: the
+matches one lane serves at once (two, as one process per bot served a twin pair before lanes;
+more would put a bot's every match in play on one process, which a bot of one thread serves
+one message at a time)."""
 
 
 def assign_lanes(games: Iterable[tuple[tuple[int, int], int]]) -> list[tuple[int, int]]:
@@ -37,3 +51,27 @@ def assign_lanes(games: Iterable[tuple[tuple[int, int], int]]) -> list[tuple[int
         seen[b, seed] += 1
         out.append(lanes)
     return out
+
+
+def play_order(games: Sequence[ScheduledGame], concurrency: int) -> list[ScheduledGame]:
+    """The games (pending, in schedule order) in the order they are handed out and given lanes.
+
+    One match at a time: schedule order. More: per block of ``ROUNDS_TOGETHER`` rounds and per
+    bot pair, the first seating of each of the block's deals, then their twins, so that the
+    matches in play at once share processes (two deals on lane 0, their twins later on lane 1)
+    where schedule order put a deal's two seatings side by side on different lanes. Blocks go in
+    round order, so a tournament stopped early is still balanced across pairs, to within a
+    block. A game's place in its twin pair is counted among the games given (a resumed run whose
+    first seating is done plays the twin as a first)."""
+    if concurrency < 2:
+        return list(games)
+    pair_index: dict[tuple[int, int], int] = {}
+    seen: Counter[int] = Counter()
+    keys: list[tuple[int, int, int, int, int]] = []
+    for i, g in enumerate(games):
+        a, b = g.seats
+        pair = pair_index.setdefault((min(a, b), max(a, b)), len(pair_index))
+        place = seen[g.pair_id]
+        seen[g.pair_id] += 1
+        keys.append((g.round // ROUNDS_TOGETHER, pair, place, g.round, i))
+    return [games[i] for i in sorted(range(len(games)), key=keys.__getitem__)]
