@@ -4,6 +4,7 @@ either seat, so a deal's two seatings never share a process."""
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 
@@ -108,14 +109,15 @@ def test_play_order_keeps_every_game_and_no_lane_plays_a_deal_twice(
 
 def test_at_k_2_a_lane_serves_two_different_deals_at_once() -> None:
     """Handed out two at a time, each two games share both bots' processes (two deals of one
-    bot pair on lane 0, then their twins on lane 1); in schedule order they shared none."""
+    bot pair on lane 0, later their twins on lane 1); in schedule order they shared none."""
     planned = _lanes_in_play_order(4, 2, DealMode.PAIRS, 2)
     for (g, lanes), (h, other) in zip(planned[::2], planned[1::2], strict=True):
         assert g.seats == h.seats and lanes == other, (g, h)
         assert g.seed != h.seed and g.round != h.round
-    # Per bot pair: both first seatings (lane 0), then both twins (lane 1).
-    assert [lanes for _, lanes in planned[:4]] == [(0, 0), (0, 0), (1, 1), (1, 1)]
-    assert [g.pair_id for g, _ in planned[:4]] == [0, 6, 0, 6]
+    # Every bot pair's two first seatings (lane 0), then the twins (lane 1), in the same order.
+    assert [lanes for _, lanes in planned] == [(0, 0)] * 12 + [(1, 1)] * 12
+    assert [g.pair_id for g, _ in planned[:4]] == [0, 6, 1, 7]
+    assert [g.pair_id for g, _ in planned[:12]] == [g.pair_id for g, _ in planned[12:]]
     # Schedule order, for contrast: the two games in play at once are a deal's two seatings.
     schedule = build_schedule(4, 2, seed=7)
     lanes = assign_lanes((g.seats, g.seed) for g in schedule)
@@ -130,8 +132,8 @@ def test_play_order_goes_block_by_block_of_two_rounds() -> None:
     assert rounds[:12] == sorted(rounds[:12]) or max(rounds[:12]) == 1
     assert set(rounds[:12]) == {0, 1} and set(rounds[12:24]) == {2, 3}
     assert set(rounds[24:]) == {4}
-    # The last block of one round is in schedule order.
-    assert [g.index for g in planned[24:]] == list(range(24, 30))
+    # The last block, of one round: its first seatings, then its twins.
+    assert [g.index for g in planned[24:]] == [24, 26, 28, 25, 27, 29]
 
 
 def test_a_resumed_run_orders_its_pending_games_afresh() -> None:
@@ -141,3 +143,15 @@ def test_a_resumed_run_orders_its_pending_games_afresh() -> None:
     pending = schedule[1:]  # round 0's first seating is recorded
     planned = _lanes_in_play_order(2, 2, DealMode.PAIRS, 2, pending)
     assert [(g.index, lanes) for g, lanes in planned] == [(1, (0, 0)), (2, (0, 0)), (3, (1, 1))]
+
+
+def test_with_one_deal_a_pair_games_next_to_each_other_share_a_bots_lane() -> None:
+    """One deal per pair: a round's first seatings go out pair by pair, then its twins, so two
+    games next to each other share a process wherever their pairs share a bot."""
+    planned = _lanes_in_play_order(4, 1, DealMode.PAIRS, 2)
+    assert [lanes for _, lanes in planned] == [(0, 0)] * 6 + [(1, 1)] * 6
+    processes = [set(zip(g.seats, lanes, strict=True)) for g, lanes in planned]
+    shared = [bool(p & q) for p, q in pairwise(processes)]
+    # Pairs (0,1) (0,2) (0,3) (1,2) (1,3) (2,3): all share a bot's process with the next but
+    # (0,3) and (1,2), and the last first seating with the first twin (other lanes).
+    assert shared == [True, True, False, True, True, False, True, True, False, True, True]
