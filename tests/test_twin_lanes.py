@@ -123,6 +123,34 @@ def test_a_tournament_never_shows_a_process_a_deal_twice(
     assert Counter(starts) == {load_manifest(b).name: lanes for b in bots}
 
 
+def test_at_k_2_each_process_serves_two_deals_at_once_and_never_a_twin(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """Two deals of a pair at K = 2: both first seatings on lane 0 of each bot at once, then
+    both twins on lane 1 (``play_order``), read from each process's own log: which matches it
+    served, and that the second began before the first ended."""
+    starts: list[str] = []
+    with Store.open(sqlite_url) as store:
+        settings = TournamentSettings(
+            bots=[str(HOSTILE), str(SAMPLES / "random")], games=2, concurrency=2, seed=9,
+            move_timeout_ms=5000, rules=FAST,
+        )  # fmt: skip
+        tid = create_tournament(store, settings)
+        run_tournament(store, tid, start_bot=counting(starts), log_dir=tmp_path / "logs")
+        check_played(store.list_matches(tournament_id=tid), 4)
+    assert Counter(starts) == {"hostile_remember": 2, "random": 2}
+    for bot in ("hostile_remember", "random"):
+        served = []
+        # One log per process (named in the order the lanes started).
+        for log in sorted((tmp_path / "logs" / bot).glob("*.log")):
+            marks = re.findall(r"(StartMatch|EndMatch) t\d+-g(\d+)", log.read_text())
+            served.append(frozenset(int(g) for _, g in marks))
+            # Served at once: both began before either ended.
+            assert [kind for kind, _ in marks][:2] == ["StartMatch", "StartMatch"], (log, marks)
+        # Games 0 and 2 are the first seatings of rounds 0 and 1, 1 and 3 their twins.
+        assert sorted(served, key=min) == [{0, 2}, {1, 3}], (bot, served)
+
+
 def test_a_resumed_duplicate_tournament_keeps_its_shared_deals(sqlite_url: str) -> None:
     """A tournament stored on shared deals (the default before ``pairs``) is resumed on them:
     its stored mode, not today's default, makes the rest of the schedule, and the resumed run's

@@ -49,7 +49,7 @@ from arena.store import (
 from arena.tournament.compare import CompareSpec, CompareState, SequentialTest
 from arena.tournament.entrants import TournamentEntrant, check_unchanged, resolve_entrants
 from arena.tournament.execution import LocalExecutor, MatchExecutor, MatchJob
-from arena.tournament.lanes import assign_lanes
+from arena.tournament.lanes import assign_lanes, play_order
 from arena.tournament.progress import QuietReporter, Reporter
 from arena.tournament.schedule import (
     DEFAULT_DEALS,
@@ -381,14 +381,24 @@ def _play(
 ) -> None:
     stop = stop or threading.Event()
     abort = abort or threading.Event()
-    seats_of = schedule_seats(config)
+    schedule = {
+        g.index: g
+        for g in build_schedule(len(config.entrants), config.games, config.seed, config.deals)
+    }
+    seats_of = {ordinal: g.seats for ordinal, g in schedule.items()}
+    # The order games are handed out in: at K > 1 the matches in play at once share lanes,
+    # two deals a process (``arena.tournament.lanes.play_order``).
+    by_ordinal = {g.ordinal: g for g in pending}
+    pending = [
+        by_ordinal[g.index] for g in play_order([schedule[g.ordinal] for g in pending], concurrency)
+    ]
     needed = sorted({i for g in pending for i in seats_of[g.ordinal]})
     for i in needed:
         check_unchanged(config.entrants[i])
     attempts = _aborted_attempts(store, info.id)
     taken = {m.match_id for m in store.list_matches(tournament_id=info.id)}
     # Which process of each bot plays each game: never one that has played the game's deal, in
-    # either seat (a deal's twin included), in this run. Fixed here, in schedule order, before
+    # either seat (a deal's twin included), in this run. Fixed here, in play order, before
     # anything is played, so that the order in which games end cannot change it.
     lanes_of = dict(
         zip(
