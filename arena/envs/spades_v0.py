@@ -46,10 +46,11 @@ def env(**kwargs: Any) -> AECEnv:
     reward -1 for the seat that made it, out-of-range actions and calls out of order raise.
 
     What it wraps: ``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` (``_OrderEnforcing``,
-    a subclass that reaches the environment after the same checks rather than through
-    ``__getattr__``), with ``AssertOutOfBoundsWrapper``'s check and ``TerminateIllegalWrapper(
-    illegal_reward=-1)``'s ending built into the environment's step, off the path of a legal
-    action (``_GuardedEnv``). It behaves as ``raw_env`` in PettingZoo's three stacked
+    a subclass: the same checks, and after reset its ``last`` and ``step`` are the
+    environment's own, whose step keeps the wrapper's ``_has_updated``), with
+    ``AssertOutOfBoundsWrapper``'s check and ``TerminateIllegalWrapper(illegal_reward=-1)``'s
+    ending built into the environment's step, off the path of a legal action
+    (``_GuardedEnv``). It behaves as ``raw_env`` in PettingZoo's three stacked
     (``pettingzoo_wrapped``; a test plays both side by side); stacked, their attribute
     forwarding costs several times the environment itself per step (docs/benchmarks.md)."""
     return _OrderEnforcing(_GuardedEnv(**kwargs))
