@@ -478,3 +478,58 @@ def test_a_shared_observer_is_copied_as_itself_and_pickled_by_its_rule_set() -> 
     assert np.array_equal(
         again.observe_new(m, 1, ())["observation"], observer.observe_new(m, 1, ())["observation"]
     )
+
+
+def test_an_observation_kept_is_never_refilled() -> None:
+    """``observe_new`` refills one of its last dicts only when nothing else holds it or its
+    arrays: an observation kept whole, a kept array, a view, a weak reference, an array
+    reshaped in place or a dict with a key more still hold what they held when given."""
+    import weakref
+
+    _c_encoder()
+    env = spades_v0.raw_env(rules=RuleSet(max_hands=1))
+    env.reset(seed=2)
+    observer, m = env._observer, env.match
+    assert observer is not None and m is not None
+    keeps = (
+        lambda obs: obs,
+        lambda obs: obs["observation"],
+        lambda obs: obs["action_mask"][3:],
+        lambda obs: weakref.ref(obs["observation"]),
+        _reshaped,
+        _with_a_key_more,
+    )
+    kept: list[tuple[object, bytes, bytes]] = []
+    rng = random.Random(2)
+    while env.agents and not m.is_over:
+        obs = env.last()[0]
+        snapshot = (obs["observation"].tobytes(), obs["action_mask"].tobytes())
+        held = keeps[len(kept) % len(keeps)](obs)
+        kept.append((held, *snapshot))
+        for _ in range(3):  # observations dropped at once, which the pool refills
+            observer.observe_new(m, rng.randrange(2), ())
+        legal = np.flatnonzero(obs["action_mask"])
+        del obs
+        env.step(int(rng.choice(list(legal))))
+    assert len(kept) > 40
+    for held, obs_bytes, mask_bytes in kept:
+        if isinstance(held, dict):
+            assert held["observation"].tobytes() == obs_bytes
+            assert held["action_mask"].tobytes() == mask_bytes
+        elif isinstance(held, weakref.ref):  # alive while the pool holds its dict
+            array = held()
+            assert array is None or array.tobytes() == obs_bytes
+        else:
+            assert held.tobytes() in (obs_bytes, mask_bytes[3:])  # type: ignore[attr-defined]
+
+
+def _reshaped(obs: dict[str, np.ndarray]) -> np.ndarray:
+    """The dict dropped, its observation array kept and reshaped in place."""
+    array = obs["observation"]
+    array.shape = (20, 24)
+    return array
+
+
+def _with_a_key_more(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    obs["extra"] = obs["action_mask"]
+    return obs

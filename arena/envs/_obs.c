@@ -393,6 +393,7 @@ enum {
     M_EXCHANGED, M_DRAW_CHOICES, N_SLOTS
 };
 #define P_OVER 5 /* the match's phase once it is over; phases 0-4 are the decisions' indices */
+#define POOL 2 /* the loop's observation of the step before and of this one */
 
 typedef struct {
     PyObject_HEAD
@@ -402,6 +403,9 @@ typedef struct {
     /* observe_new's reading of a Match: the slots' descriptors (all NULL unless given) */
     PyObject *slots[N_SLOTS];
     int draws_public;
+    /* observe_new's last observations (dicts), refilled when nothing but this pool holds them */
+    PyObject *pool[POOL];
+    int pool_next;
 } Observer;
 
 static int
@@ -785,7 +789,41 @@ done:
 
 static PyObject *s_observation_key, *s_action_mask_key;
 
-/* observe_new(match, seat, picked) -> {"observation": float32[SIZE], "action_mask": int8[71]} */
+/* An array of the pool's that no one but its dict holds and that is still as made (one
+ * dimension of n values of type, C-contiguous, writeable, owning its data, no view or weak
+ * reference on it): refilling it cannot be seen by anyone. */
+static int
+unseen_array(PyObject *a, npy_intp n, int type)
+{
+    if (a == NULL || !PyArray_CheckExact(a) || Py_REFCNT(a) != 1)
+        return 0;
+    PyArrayObject *arr = (PyArrayObject *)a;
+    return PyArray_NDIM(arr) == 1 && PyArray_DIM(arr, 0) == n && PyArray_TYPE(arr) == type
+           && PyArray_ISNBO(PyArray_DESCR(arr)->byteorder)
+           && PyArray_CHKFLAGS(arr, NPY_ARRAY_CARRAY | NPY_ARRAY_OWNDATA)
+           && PyArray_BASE(arr) == NULL && ((PyArrayObject_fields *)arr)->weakreflist == NULL;
+}
+
+/* A dict of the pool's that no one else holds, with its two arrays as made: its arrays, or
+ * NULL. */
+static PyObject *
+unseen_observation(PyObject *d, PyObject **mask)
+{
+    if (d == NULL || Py_REFCNT(d) != 1 || PyDict_GET_SIZE(d) != 2)
+        return NULL;
+    PyObject *obs = PyDict_GetItem(d, s_observation_key);
+    *mask = PyDict_GetItem(d, s_action_mask_key);
+    if (!unseen_array(obs, SIZE, NPY_FLOAT32) || !unseen_array(*mask, N_ACTIONS, NPY_INT8))
+        return NULL;
+    return obs;
+}
+
+/* observe_new(match, seat, picked) -> {"observation": float32[SIZE], "action_mask": int8[71]}
+ *
+ * A new observation as far as anyone can tell: a dict of the last POOL this observer made is
+ * refilled when nothing but the pool holds it or its arrays (the loop's observation of two
+ * steps before, dropped), else a new one is made and takes a place in the pool. Allocating
+ * and freeing the dict and its two arrays cost more than writing them. */
 static PyObject *
 Observer_observe_new(Observer *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -806,12 +844,29 @@ Observer_observe_new(Observer *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "picked must be a tuple of cards");
         return NULL;
     }
+    PyObject *out = NULL, *obs = NULL, *mask = NULL;
+    for (int i = 0; i < POOL; i++) {
+        obs = unseen_observation(self->pool[i], &mask);
+        if (obs != NULL) {
+            out = self->pool[i];
+            break;
+        }
+    }
+    if (out != NULL) {
+        Py_INCREF(out);
+        if (observe_raw(self, args[0], seat, args[2], (float *)PyArray_DATA((PyArrayObject *)obs),
+                        (signed char *)PyArray_DATA((PyArrayObject *)mask)) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        return out;
+    }
     npy_intp obs_size = SIZE, mask_size = N_ACTIONS;
-    PyObject *obs = PyArray_SimpleNew(1, &obs_size, NPY_FLOAT32);
+    obs = PyArray_SimpleNew(1, &obs_size, NPY_FLOAT32);
     if (obs == NULL)
         return NULL;
-    PyObject *mask = PyArray_SimpleNew(1, &mask_size, NPY_INT8);
-    PyObject *out = mask ? PyDict_New() : NULL;
+    mask = PyArray_SimpleNew(1, &mask_size, NPY_INT8);
+    out = mask ? PyDict_New() : NULL;
     if (out == NULL
         || observe_raw(self, args[0], seat, args[2], (float *)PyArray_DATA((PyArrayObject *)obs),
                        (signed char *)PyArray_DATA((PyArrayObject *)mask)) < 0
@@ -822,6 +877,11 @@ Observer_observe_new(Observer *self, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_DECREF(obs);
     Py_XDECREF(mask);
+    if (out != NULL) {
+        Py_INCREF(out);
+        Py_XSETREF(self->pool[self->pool_next], out);
+        self->pool_next = (self->pool_next + 1) % POOL;
+    }
     return out;
 }
 
@@ -1001,6 +1061,8 @@ Observer_traverse(Observer *self, visitproc visit, void *arg)
         Py_VISIT(self->decisions[i]);
     for (int i = 0; i < N_SLOTS; i++)
         Py_VISIT(self->slots[i]);
+    for (int i = 0; i < POOL; i++)
+        Py_VISIT(self->pool[i]);
     return 0;
 }
 
@@ -1011,6 +1073,8 @@ Observer_clear(Observer *self)
         Py_CLEAR(self->decisions[i]);
     for (int i = 0; i < N_SLOTS; i++)
         Py_CLEAR(self->slots[i]);
+    for (int i = 0; i < POOL; i++)
+        Py_CLEAR(self->pool[i]);
     return 0;
 }
 
@@ -1030,7 +1094,7 @@ static PyMethodDef Observer_methods[] = {
     {"observe_new", (PyCFunction)(void (*)(void))Observer_observe_new, METH_FASTCALL,
      "observe_new(match, seat, picked): observe's array and mask as a new dict "
      "{'observation': ..., 'action_mask': ...}, read from the match's slots (an Observer "
-     "made with them)."},
+     "made with them); one of its last two is refilled when nothing else holds it."},
     {"engine_action", (PyCFunction)(void (*)(void))Observer_engine_action, METH_FASTCALL,
      "engine_action(match, action): the engine action of a legal play, draw, bid or Double "
      "Nil action id, else None (actions.quick_engine_action)."},

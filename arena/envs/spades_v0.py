@@ -21,6 +21,7 @@ simultaneous moves).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -28,11 +29,9 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AECIterable
 from pettingzoo.utils.env_logger import EnvLogger
-from pettingzoo.utils.wrappers.order_enforcing import (
-    AECOrderEnforcingIterable,
-    AECOrderEnforcingIterator,
-)
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable
 
 from arena.envs import actions as ids
 from arena.envs import encoding
@@ -47,10 +46,11 @@ def env(**kwargs: Any) -> AECEnv:
     reward -1 for the seat that made it, out-of-range actions and calls out of order raise.
 
     What it wraps: ``raw_env`` in PettingZoo's ``OrderEnforcingWrapper`` (``_OrderEnforcing``,
-    a subclass that reaches the environment after the same checks rather than through
-    ``__getattr__``), with ``AssertOutOfBoundsWrapper``'s check and ``TerminateIllegalWrapper(
-    illegal_reward=-1)``'s ending built into the environment's step, off the path of a legal
-    action (``_GuardedEnv``). It behaves as ``raw_env`` in PettingZoo's three stacked
+    a subclass: the same checks, and after reset its ``last`` and ``step`` are the
+    environment's own, whose step keeps the wrapper's ``_has_updated``), with
+    ``AssertOutOfBoundsWrapper``'s check and ``TerminateIllegalWrapper(illegal_reward=-1)``'s
+    ending built into the environment's step, off the path of a legal action
+    (``_GuardedEnv``). It behaves as ``raw_env`` in PettingZoo's three stacked
     (``pettingzoo_wrapped``; a test plays both side by side); stacked, their attribute
     forwarding costs several times the environment itself per step (docs/benchmarks.md)."""
     return _OrderEnforcing(_GuardedEnv(**kwargs))
@@ -123,6 +123,11 @@ class raw_env(AECEnv):
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        """``AECEnv.agent_iter``: the agent to act until none is left or ``max_iter`` were
+        given; its iterator a generator (``_agents``) rather than a Python ``__next__``."""
+        return _AgentIterable(self, max_iter)
 
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
@@ -312,9 +317,21 @@ ILLEGAL_REWARD = -1.0
 class _GuardedEnv(raw_env):
     """``raw_env`` with what ``AssertOutOfBoundsWrapper`` and ``TerminateIllegalWrapper``
     (``illegal_reward=-1``) add, in its own step: an action out of the space raises
-    AssertionError, an illegal one ends the episode (``raw_env.step``)."""
+    AssertionError, an illegal one ends the episode (``raw_env.step``); and
+    ``OrderEnforcingWrapper``'s step after reset (``_has_updated`` set, a warning once no agent
+    is left), which its wrapper (``_OrderEnforcing``) hands straight to this one."""
 
     _guarded = True
+    _has_updated = False
+    """``OrderEnforcingWrapper._has_updated``, kept here so that its wrapper's ``step`` is this
+    one's."""
+
+    def step(self, action: int | None) -> None:
+        self._has_updated = True
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        raw_env.step(self, action)
 
     def _terminate_illegal(self, agent: str) -> None:
         """As ``TerminateIllegalWrapper``: both seats terminated and truncated, -1 for the seat
@@ -331,10 +348,24 @@ class _GuardedEnv(raw_env):
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` whose ``last()``, ``step()``, ``agents`` and
-    ``agent_selection`` (what an ``agent_iter`` loop asks each step) go straight to the
-    environment, after the same checks, rather than through ``__getattr__`` and the wrapper's
-    base class."""
+    """PettingZoo's ``OrderEnforcingWrapper``, the same checks, fewer calls a step: before
+    reset its own ``last``, ``step``, ``agents`` and ``agent_selection`` check and raise; after
+    reset, when nothing is left to check but the order of ``step`` and the iterator, ``last``
+    and ``step`` are the environment's own (bound on the instance: ``_GuardedEnv.step`` sets
+    ``_has_updated``, kept in the environment), and ``agents`` and ``agent_selection`` are read
+    from it without ``__getattr__``."""
+
+    def __init__(self, env: _GuardedEnv) -> None:
+        self.env = env  # before the base class sets _has_updated, which the environment keeps
+        super().__init__(env)
+
+    @property
+    def _has_updated(self) -> bool:  # type: ignore[override]
+        return self.env._has_updated  # type: ignore[no-any-return]
+
+    @_has_updated.setter
+    def _has_updated(self, value: bool) -> None:
+        self.env._has_updated = value
 
     def _unreset(self, name: str) -> AttributeError:
         return AttributeError(f"{name} cannot be accessed before reset")
@@ -351,46 +382,47 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise self._unreset("agents")
         return self.env.agents
 
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        self.last = self.env.last  # type: ignore[method-assign]
+        self.step = self.env.step  # type: ignore[method-assign]
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
-            raise self._unreset("agent_selection")
-        return self.env.last(observe)
+        raise self._unreset("agent_selection")  # after reset, the environment's own
+
+    def step(self, action: Any) -> None:
+        EnvLogger.error_step_before_reset()  # after reset, the environment's own
 
     def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
         if not self._has_reset:
             EnvLogger.error_agent_iter_before_reset()
         return _OrderEnforcingIterable(self, max_iter)
 
-    def step(self, action: Any) -> None:
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        elif not self.env.agents:
-            self._has_updated = True
-            EnvLogger.warn_step_after_terminated_truncated()
-        else:
-            self._has_updated = True
-            self.env.step(action)
+
+class _AgentIterable(AECIterable):
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
+        return _agents(self.env, self.max_iter)
+
+
+def _agents(env: raw_env, max_iter: int) -> Iterator[str]:
+    """``AECIterator``: the agent to act, while there is one, ``max_iter`` times at most."""
+    while env.agents and max_iter > 0:
+        max_iter -= 1
+        yield env.agent_selection
 
 
 class _OrderEnforcingIterable(AECOrderEnforcingIterable):
-    def __iter__(self) -> _OrderEnforcingIterator:
-        return _OrderEnforcingIterator(self.env, self.max_iter)  # type: ignore[arg-type]
+    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
+        return _ordered_agents(self.env.env, self.max_iter)
 
 
-class _OrderEnforcingIterator(AECOrderEnforcingIterator):
-    """``AECOrderEnforcingIterator``'s agents and check in one call: the environment's
-    ``agents`` and ``agent_selection`` read from it rather than through the wrapper's
-    properties (the wrapper has been reset: ``agent_iter`` checked it)."""
-
-    def __next__(self) -> str:
-        wrapper = self.env
-        env = wrapper.env
-        if not env.agents or self.iters_til_term <= 0:
-            raise StopIteration
-        self.iters_til_term -= 1
-        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"  # type: ignore[attr-defined]
-        wrapper._has_updated = False  # type: ignore[attr-defined]
-        return env.agent_selection  # type: ignore[no-any-return]
+def _ordered_agents(env: _GuardedEnv, max_iter: int) -> Iterator[str]:
+    """``AECOrderEnforcingIterator``: ``_agents``, each after a ``step`` or ``reset``."""
+    while env.agents and max_iter > 0:
+        max_iter -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        yield env.agent_selection
 
 
 _PLAY, _DRAW, _BID, _DOUBLE_NIL = Decision.PLAY, Decision.DRAW, Decision.BID, Decision.DOUBLE_NIL
