@@ -12,6 +12,7 @@ judges what does (a timeout is the fault a bot would get).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -166,10 +167,8 @@ class HumanSeat:
 
     @staticmethod
     def _resolve(p: _Pending, value: Any) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # the referee's loop is closed: nobody waits
             p.loop.call_soon_threadsafe(_settle, p.future, value)
-        except RuntimeError:  # the referee's loop is closed: nobody waits any more
-            pass
 
     def touch(self) -> None:
         """Tell waiting pages that something beside the seat's own state changed."""

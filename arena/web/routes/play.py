@@ -8,8 +8,9 @@ The page asks for the open request with a long poll (``GET /api/play/{table}?sin
 at once when the state is newer than ``N``, else when it changes, else after ``POLL_S``) and
 posts the answer as a form with the page's CSRF token. The answer's response is the state too:
 the one after the answer, or the next change when it comes within ``ANSWER_WAIT_S`` (nearly
-always the next request, after the bot's turn), so that an answer costs one request, not two. The table's id, unguessable, is the
-person's key to it: the same URL resumes the match after the tab was closed.
+always the next request, after the bot's turn), so that an answer costs one request, not two.
+The table's id, unguessable, is the person's key to it: the same URL resumes the match after
+the tab was closed.
 """
 
 from __future__ import annotations
