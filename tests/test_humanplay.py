@@ -279,3 +279,39 @@ def test_tables_share_their_opponents_processes_by_lane(tmp_path: Path) -> None:
         pool.close()
     with pytest.raises(RuntimeError, match="the bot pool is closed"):
         pool.lease(random_dir, 0)
+
+
+def test_an_answer_says_the_version_it_made_and_the_next_request_comes_after_it(
+    tables: Tables,
+) -> None:
+    """The referee asks in this process and may ask the next request before ``answer``
+    returns: the version it returns is its own (just after the answer), so a page that waits
+    for a change after it never waits past that next request."""
+    table = tables.open("ve", "random", "one-hand", 60, 0)
+    req = _next_request(table, 0)
+    assert req is not None
+    before = table.state()["version"]
+    made = table.seat.answer(req["seq"], _answer_for(req))
+    assert made == before + 1
+    nxt = _next_request(table, req["seq"])
+    assert nxt is not None and nxt["seq"] == req["seq"] + 1
+    assert table.state()["version"] > made
+    table.seat.stop()  # not left waiting on its 60 s clock at the fixture's close
+
+
+def test_a_seat_stopped_with_a_request_open_is_answered_as_closed_not_left_to_its_clock(
+    tables: Tables,
+) -> None:
+    """Stopping a seat answers its open request as a closed seat (an error status, the fault a
+    bot's would be) at once; the referee does not wait for the 60 s clock, and the seat is
+    asked nothing more (every later request is refused the same way until the match ends)."""
+    table = tables.open("st", "random", "one-hand", 60, 0)
+    assert _next_request(table, 0) is not None
+    t0 = time.monotonic()
+    table.seat.stop()
+    assert table.thread is not None
+    table.thread.join(timeout=30)
+    assert time.monotonic() - t0 < 20
+    result = table.result
+    assert result is not None and result.winner == 1
+    assert result.faults[0] >= 1 and "the seat was closed" in result.detail

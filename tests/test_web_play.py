@@ -248,3 +248,40 @@ def test_a_table_serves_a_bounded_number_of_waiting_pages(site: tuple[str, Store
     with ThreadPoolExecutor(20) as pool:
         codes = list(pool.map(poll, range(20)))
     assert codes.count(429) == 4 and codes.count(200) == 16, codes
+
+
+def test_an_answers_response_brings_the_next_request(site: tuple[str, Store]) -> None:
+    """The POST of an answer waits a moment for what comes next (the bot's turn) and returns
+    the whole state: the page's next request comes with it, one request an answer, not two.
+    A refused answer's response is its reason (409), and no state."""
+    url, _ = site
+    with httpx.Client(base_url=url, timeout=30) as http:
+        lobby = http.get("/play")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', lobby.text)
+        assert csrf is not None
+        # A short clock: the match left open at the end times out soon after (the server's
+        # close waits for it).
+        form = {"csrf": csrf.group(1), "opponent": "random", "rules": "one-hand", "clock": "5"}
+        opened = http.post("/play", data=form)
+        assert opened.status_code == 303
+        table = opened.headers["location"].rsplit("/", 1)[1]
+        state = http.get(f"/api/play/{table}").json()
+        carried = 0
+        for _ in range(8):
+            while state["request"] is None:
+                state = http.get(f"/api/play/{table}", params={"since": state["version"]}).json()
+            req = state["request"]
+            value = {"draw": '"keep"', "double_nil": '"decline"'}.get(req["kind"])
+            if value is None:  # the draw is over
+                break
+            answer = {"csrf": csrf.group(1), "seq": str(req["seq"]), "answer": value}
+            got = http.post(f"/api/play/{table}/answer", data=answer)
+            assert got.status_code == 200, got.text
+            after = got.json()
+            assert after["ok"] and after["version"] > state["version"] and "hands" in after
+            carried += after["request"] is not None and after["request"]["seq"] == req["seq"] + 1
+            again = http.post(f"/api/play/{table}/answer", data=answer)
+            assert again.status_code == 409 and "already answered" in again.json()["error"]
+            state = after
+        # The bot's turn takes milliseconds: nearly every response carries the next request.
+        assert carried >= 4, carried

@@ -3,9 +3,10 @@
 A web server runs in a child process (``python -m arena.bench.humanplay serve DB TABLES``) with
 the `random` sample bot as the opponent; each simulated person (an asyncio task, no browser)
 opens a table as the lobby form does and answers every request after a think time (``think_ms``,
-uniform between 0 and twice it; 0: at once), as the page does (long poll, then a form POST with
-the CSRF token). The figure is the time from sending an answer to receiving the next request:
-the POST, the referee, the bot's turn and the long poll's wake-up (the think time is not in it).
+uniform between 0 and twice it; 0: at once), as the page does (a form POST with the CSRF token,
+whose response brings the next request when it comes within a short wait, else a long poll).
+The figure is the time from sending an answer to receiving the next request: the POST, the
+referee, the bot's turn, and the long poll when there is one (the think time is not in it).
 
 Beside them, in a process of its own, the referee plays bot matches (`random` against `random`,
 one hand each, one after another, two long-lived bot processes), as a tournament worker does:
@@ -137,13 +138,16 @@ async def _play_one(
     table = headers["location"].rsplit("/", 1)[1]
     version, last_seq, sent_at = -1, 0, None
     rng = random.Random(seed)
+    state: dict[str, Any] | None = None
     while True:
-        status, _, page = await http.request("GET", f"/api/play/{table}?since={version}")
-        state = json.loads(page)
+        if state is None:
+            status, _, page = await http.request("GET", f"/api/play/{table}?since={version}")
+            state = json.loads(page)
         version = state["version"]
         if state["recorded"] or state["error"]:
             return str(state["error"] or state["end"]["termination"])
         req = state["request"]
+        state = None
         if req is None or req["seq"] == last_seq:
             continue
         if sent_at is not None:
@@ -156,8 +160,9 @@ async def _play_one(
         status, _, page = await http.request("POST", f"/api/play/{table}/answer", answer)
         if status != 200:
             raise RuntimeError(f"answer refused: HTTP {status} {page[:200]!r}")
-        # Wait for what comes after the answer (a server that does not say: from the last).
-        version = json.loads(page).get("version", version)
+        # The answer's response is the state after it: the next request when it came in time,
+        # else the page waits from that state's version for what comes next.
+        state = json.loads(page)
 
 
 async def _people(

@@ -1,32 +1,45 @@
-"""A person's seat: a BotService served in-process whose answers come from a browser.
+"""A person's seat: answered from a browser, asked by the referee in this process.
 
-The referee calls it over real gRPC like any bot, with the decision's deadline: the seat
-publishes the request (the information set the protocol carries, as JSON) and waits for the
-person's answer until that deadline. A person's answer names the request it answers (``seq``):
-a stale or duplicate answer, or one the rules forbid, is refused with a message and never
-reaches the referee, which still judges what does (a timeout is the fault a bot would get).
+The referee asks it as it asks a bot's ``PlaySession`` (``local_session``: the same serialized
+requests, the decision's deadline on the referee's own clock, the same judgement of what comes
+back), on its loop, with no gRPC between: the seat publishes the request (the information set
+the protocol carries, as the page shows it) and waits for the person's answer until that
+deadline. A person's answer names the request it answers (``seq``): a stale or duplicate answer,
+or one the rules forbid, is refused with a message and never reaches the referee, which still
+judges what does (a timeout is the fault a bot would get).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable
-from concurrent import futures
 from typing import Any
 
-import grpc
 from google.protobuf.json_format import MessageToDict
 
 from arena._gen.spades.v1 import bot_pb2 as pb
-from arena._gen.spades.v1 import bot_pb2_grpc as pb_grpc
-from arena.bot_protocol.messages import card_from_pb, card_to_pb, cards_from_pb
+from arena.bot_protocol.messages import RPCS, card_from_pb, card_to_pb, cards_from_pb
+from arena.referee.session import FIELDS, Answer
 from arena.rules.cards import card_name, parse_card
 
 __all__ = ["AnswerRefused", "HumanSeat", "TooManyListeners"]
 
 _SUITS = "cdhs"
 _SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
+_KINDS = {decision: decision.value for decision in RPCS}
+"""The page's name of each decision (``request.kind``)."""
+_NOTICE_RESPONSES = {
+    "StartMatch": pb.StartMatchResponse(),
+    "EndHand": pb.EndHandResponse(),
+    "EndMatch": pb.EndMatchResponse(),
+}
+_CANCELLED = 1
+"""gRPC's CANCELLED status code: the seat was stopped while a request was open."""
+_TIMED_OUT = object()
+_STOPPED = object()
 
 
 class AnswerRefused(Exception):
@@ -46,25 +59,31 @@ class TooManyListeners(Exception):
 
 
 class _Pending:
-    """One request waiting for the person's answer."""
+    """One request waiting for the person's answer: its future on the referee's loop."""
 
-    __slots__ = ("answer", "done", "kind", "request", "seq", "view")
+    __slots__ = ("future", "kind", "loop", "request", "seq", "view")
 
-    def __init__(self, seq: int, kind: str, request: Any, view: dict[str, Any]) -> None:
+    def __init__(
+        self, seq: int, kind: str, request: Any, view: dict[str, Any], loop: Any, future: Any
+    ) -> None:
         self.seq = seq
         self.kind = kind
         self.request = request
         self.view = view
-        self.answer: Any = None
-        self.done = threading.Event()
+        self.loop: asyncio.AbstractEventLoop = loop
+        self.future: asyncio.Future[Any] = future
 
 
-class HumanSeat(pb_grpc.BotServiceServicer):
-    """A seat for a person: ``name`` and ``channel`` make it a ``BotConnection``.
+def _settle(future: asyncio.Future[Any], value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
 
-    ``start()`` serves the BotService on a loopback port; ``state()`` is what the page shows
-    (the open request, the hands' results, the end); ``answer(seq, ...)`` gives the person's
-    answer to the open request."""
+
+class HumanSeat:
+    """A seat for a person: ``name`` and ``local_session`` make it a ``BotConnection``.
+
+    ``state()`` is what the page shows (the open request, the hands' results, the end);
+    ``answer(seq, ...)`` gives the person's answer to the open request (from any thread)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -72,6 +91,8 @@ class HumanSeat(pb_grpc.BotServiceServicer):
         self._seq = 0
         self._pending: _Pending | None = None
         self._answered: set[int] = set()
+        self._stopped = False
+        self._rules: tuple[bytes, dict[str, Any]] | None = None
         self.version = 0
         """Bumped at every change of ``state()``: a page waits for a version after its own.
         An answer bumps it without waking the pages that wait (the next change does)."""
@@ -81,32 +102,25 @@ class HumanSeat(pb_grpc.BotServiceServicer):
         self.seat: int | None = None
         self.opponent = ""
         self._listeners: set[Callable[[], None]] = set()
-        self._server: grpc.Server | None = None
-        self._channel: grpc.Channel | None = None
+        self.started = True
+        """A session's flag (``arena.referee.session.Session``): this one always serves."""
 
     # -- the connection the referee uses ----------------------------------------------------
 
-    def start(self) -> None:
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-        pb_grpc.add_BotServiceServicer_to_server(self, server)
-        port = server.add_insecure_port("127.0.0.1:0")
-        server.start()
-        self._server = server
-        self._channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-
-    @property
-    def channel(self) -> grpc.Channel:
-        assert self._channel is not None, "start() the seat first"
-        return self._channel
+    def local_session(self) -> HumanSeat:
+        """The referee's session to this seat (the seat itself: one match a seat)."""
+        return self
 
     def stop(self) -> None:
+        """No more requests: one still open is answered as a closed seat (an error status)."""
         with self._lock:
-            if self._pending is not None:
-                self._pending.done.set()
-        if self._channel is not None:
-            self._channel.close()
-        if self._server is not None:
-            self._server.stop(0)
+            self._stopped = True
+            p = self._pending
+            if p is not None:
+                self._pending = None
+                self._bump()
+        if p is not None:
+            self._resolve(p, _STOPPED)
 
     # -- what the page sees and sends -------------------------------------------------------
 
@@ -128,9 +142,11 @@ class HumanSeat(pb_grpc.BotServiceServicer):
             self._lock.wait_for(lambda: self.version > since, timeout)
             return self.version
 
-    def answer(self, seq: int, value: Any) -> None:
-        """The person's answer to request ``seq``; ``AnswerRefused`` (never applied) when it is
-        stale, a duplicate, or not a legal answer to that request."""
+    def answer(self, seq: int, value: Any) -> int:
+        """The person's answer to request ``seq``: the state's version it made (what comes
+        next is after it; the referee may have asked the next request before this returns).
+        ``AnswerRefused`` (never applied) when it is stale, a duplicate, or not a legal answer
+        to that request. It reaches the referee's loop without waiting for it."""
         with self._lock:
             p = self._pending
             if seq in self._answered:
@@ -140,13 +156,19 @@ class HumanSeat(pb_grpc.BotServiceServicer):
                 raise AnswerRefused(f"request {seq} is stale ({now}): it is not applied")
             response = _response(p, value)  # raises AnswerRefused
             self._answered.add(seq)
-            p.answer = response
             self._pending = None
             # The page that answered knows; a waiting page is woken by what comes next (the
             # next request, a hand's end, the match's end), a moment later: one wake-up and
             # one response fewer an answer, which is what 200 tables at once cost.
             self._bump(notify=False)
-            p.done.set()
+            version = self.version
+        self._resolve(p, response)
+        return version
+
+    @staticmethod
+    def _resolve(p: _Pending, value: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the referee's loop is closed: nobody waits
+            p.loop.call_soon_threadsafe(_settle, p.future, value)
 
     def touch(self) -> None:
         """Tell waiting pages that something beside the seat's own state changed."""
@@ -154,7 +176,7 @@ class HumanSeat(pb_grpc.BotServiceServicer):
             self._bump()
 
     def listen(self, callback: Callable[[], None], limit: int = 16) -> Callable[[], None]:
-        """Call ``callback`` (from the seat's threads; it must not block) at every change;
+        """Call ``callback`` (from the referee's thread; it must not block) at every change;
         returns the function that stops it. A web page's long poll waits on it. More than
         ``limit`` at once is ``TooManyListeners`` (a table is one person's, not a crowd's)."""
         with self._lock:
@@ -175,77 +197,116 @@ class HumanSeat(pb_grpc.BotServiceServicer):
             for callback in self._listeners:
                 callback()
 
-    # -- the BotService ---------------------------------------------------------------------
+    # -- the session the referee asks ----------------------------------------------------
 
-    def _ask(
-        self, kind: str, request: Any, context: grpc.ServicerContext, extra: dict[str, Any]
-    ) -> Any:
-        info = request.info
-        view = {**_info_view(info), **extra}
+    async def ask(self, kind: Any, data: bytes, timeout: float, _pb: Any = None) -> Answer:
+        """One request of the referee (``data``: the unary RPC's serialized request) and the
+        person's answer within ``timeout`` seconds (else a timed-out answer, as a bot's
+        session gives); a notice is taken at once."""
+        answer = Answer()
+        if isinstance(kind, str):
+            self._notice(kind, data)
+            answer.response = _NOTICE_RESPONSES[kind]
+            answer.kind = FIELDS[kind][0]
+            return answer
+        request = RPCS[kind].request_type.FromString(data)
+        page_kind = _KINDS[kind]
+        view = self._view(page_kind, request, timeout)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        with self._lock:
+            if self._stopped:
+                value: Any = _STOPPED
+            else:
+                self._seq += 1
+                pending = _Pending(self._seq, page_kind, request, view, loop, future)
+                self._pending = pending
+                self._bump()
+                value = None
+        if value is None:
+            timer = loop.call_later(timeout, self._expire, pending)
+            try:
+                value = await future
+            finally:
+                timer.cancel()
+                with self._lock:
+                    if self._pending is pending:  # cancelled with the match: nothing is open
+                        self._pending = None
+                        self._bump()
+        if value is _TIMED_OUT:
+            answer.timed_out = True
+        elif value is _STOPPED:
+            answer.error = pb.SessionError(code=_CANCELLED, message="the seat was closed")
+        else:
+            answer.response = value
+            answer.kind = FIELDS[kind][0]
+        return answer
+
+    def _expire(self, pending: _Pending) -> None:
+        """The deadline came (on the referee's loop): the request closes unanswered, unless an
+        answer was taken just before (it is on its way: the referee's clock judges it)."""
+        with self._lock:
+            if self._pending is not pending:
+                return
+            self._pending = None
+            self._bump()
+        _settle(pending.future, _TIMED_OUT)
+
+    async def close(self) -> None:
+        """The end of the match's session: nothing to close."""
+
+    def cancel(self) -> None:
+        """The referee drops the session: nothing to close."""
+
+    def _view(self, kind: str, request: Any, timeout: float) -> dict[str, Any]:
+        view = _info_view(request.info, self._rules_view(request.info.rules))
+        if kind == "exchange":
+            view["max_cards"] = request.max_cards
+        elif kind == "bid":
+            view["legal_bids"] = list(request.legal_bids)
+        elif kind == "play":
+            legal = _names(request.legal_cards)
+            view["legal_cards"] = legal
+            view["why_not"] = _why_not(request.info, legal)
         view["clock"] = {
             "move_ms": request.clock.move_time_ms,
             "bank_ms": request.clock.time_bank_ms,
         }
-        remaining = context.time_remaining()
-        view["deadline_ms"] = int(time.time() * 1000 + (remaining or 0) * 1000)
-        with self._lock:
-            self._seq += 1
-            pending = _Pending(self._seq, kind, request, view)
-            self._pending = pending
-            self._bump()
-        pending.done.wait(remaining)
-        with self._lock:
-            if pending.answer is None:  # the deadline passed: the referee judges the timeout
-                if self._pending is pending:
-                    self._pending = None
-                    self._bump()
-                context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no answer in time")
-            return pending.answer
+        view["deadline_ms"] = int(time.time() * 1000 + timeout * 1000)
+        return view
 
-    def StartMatch(self, request: pb.StartMatchRequest, context: Any) -> pb.StartMatchResponse:
-        with self._lock:
-            self.seat = request.seat
-            self.opponent = request.opponent
-            self._bump()
-        return pb.StartMatchResponse()
+    def _rules_view(self, rules: pb.RuleSet) -> dict[str, Any]:
+        """The rules as the page shows them, made once a match (they do not change)."""
+        raw = rules.SerializeToString()
+        if self._rules is None or self._rules[0] != raw:
+            self._rules = (raw, MessageToDict(rules, preserving_proto_field_name=True))
+        return self._rules[1]
 
-    def DecideDoubleNil(self, request: Any, context: Any) -> Any:
-        return self._ask("double_nil", request, context, {})
-
-    def Draw(self, request: Any, context: Any) -> Any:
-        return self._ask("draw", request, context, {})
-
-    def Exchange(self, request: Any, context: Any) -> Any:
-        return self._ask("exchange", request, context, {"max_cards": request.max_cards})
-
-    def Bid(self, request: Any, context: Any) -> Any:
-        return self._ask("bid", request, context, {"legal_bids": list(request.legal_bids)})
-
-    def Play(self, request: Any, context: Any) -> Any:
-        legal = _names(request.legal_cards)
-        extra = {"legal_cards": legal, "why_not": _why_not(request.info, legal)}
-        return self._ask("play", request, context, extra)
-
-    def EndHand(self, request: pb.EndHandRequest, context: Any) -> pb.EndHandResponse:
-        r = request.result
-        with self._lock:
-            self.hands.append({
-                "hand": r.hand_number, "bids": list(r.bids), "double_nil": list(r.double_nil),
-                "tricks_won": list(r.tricks_won), "points": list(r.points),
-                "bag_penalties": list(r.bag_penalties), "scores": list(r.scores),
-                "bags": list(r.bags),
+    def _notice(self, kind: str, data: bytes) -> None:
+        if kind == "StartMatch":
+            start = pb.StartMatchRequest.FromString(data)
+            with self._lock:
+                self.seat = start.seat
+                self.opponent = start.opponent
+                self._bump()
+        elif kind == "EndHand":
+            r = pb.EndHandRequest.FromString(data).result
+            with self._lock:
+                self.hands.append({
+                    "hand": r.hand_number, "bids": list(r.bids), "double_nil": list(r.double_nil),
+                    "tricks_won": list(r.tricks_won), "points": list(r.points),
+                    "bag_penalties": list(r.bag_penalties), "scores": list(r.scores),
+                    "bags": list(r.bags),
+                })  # fmt: skip
+                self._bump()
+        else:
+            end = pb.EndMatchRequest.FromString(data)
+            self.finish({
+                "winner": end.winner if end.HasField("winner") else None,
+                "scores": list(end.scores), "hands_played": end.hands_played,
+                "termination": pb.Termination.Name(end.termination)
+                .removeprefix("TERMINATION_").lower(), "detail": end.detail,
             })  # fmt: skip
-            self._bump()
-        return pb.EndHandResponse()
-
-    def EndMatch(self, request: pb.EndMatchRequest, context: Any) -> pb.EndMatchResponse:
-        self.finish({
-            "winner": request.winner if request.HasField("winner") else None,
-            "scores": list(request.scores), "hands_played": request.hands_played,
-            "termination": pb.Termination.Name(request.termination).removeprefix("TERMINATION_")
-            .lower(), "detail": request.detail,
-        })  # fmt: skip
-        return pb.EndMatchResponse()
 
     def finish(self, end: dict[str, Any]) -> None:
         """Mark the match over (EndMatch, or the table's own word when the referee sent none)."""
@@ -256,7 +317,7 @@ class HumanSeat(pb_grpc.BotServiceServicer):
                 self._bump()
 
 
-def _info_view(info: pb.InformationSet) -> dict[str, Any]:
+def _info_view(info: pb.InformationSet, rules: dict[str, Any]) -> dict[str, Any]:
     """The information set as the page shows it (cards by name, the rest as the protocol has)."""
     seats = []
     for s in info.seats:
@@ -273,7 +334,6 @@ def _info_view(info: pb.InformationSet) -> dict[str, Any]:
         }
         for t in info.tricks
     ]
-    rules = MessageToDict(info.rules, preserving_proto_field_name=True)
     return {
         "seat": info.seat,
         "hand_number": info.hand_number,

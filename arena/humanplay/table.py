@@ -142,7 +142,6 @@ class Table:
         """Play and record the match (in the calling thread)."""
         seat = self.seat
         manifest, _ = pool.manifest(self.opponent_dir)
-        seat.start()
         bot = None
         reference = None
         if self.reference_dir is not None:

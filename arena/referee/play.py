@@ -88,7 +88,13 @@ class BotConnection(Protocol):
     ``RunningBot`` and remote bots of ``arena.runtime`` are such connections; an ``alive()``
     method, when present, lets the referee tell a dead process from a slow one, and a
     ``target`` (the channel's address), when present, is where the referee opens the seat's
-    ``PlaySession`` on its loop (a connection without one is played over unary calls)."""
+    ``PlaySession`` on its loop (a connection without one is played over unary calls).
+
+    A seat served in this process (a person's, ``arena.humanplay``) has a ``local_session()``
+    instead of a channel: the referee asks it on its loop through what it returns, an object
+    with ``Session``'s ``ask``, ``close`` and ``cancel`` (``arena.referee.session``) that never
+    raises ``SessionBroken``. The requests, the clock and the judgement are a bot's session's:
+    only the transport is gone."""
 
     @property
     def name(self) -> str: ...
@@ -120,6 +126,7 @@ class _Seat:
         "health",
         "index",
         "label",
+        "local",
         "name",
         "notices",
         "parse",
@@ -144,6 +151,10 @@ class _Seat:
         self.calls: dict[Decision, tuple[Any, Callable[[bytes], Any], str]] = {}
         self.notices: dict[str, Any] = {}
         self.health: Callable[..., Any] = _no_health
+        self.local: Callable[[], Any] | None = getattr(bot, "local_session", None)
+        if self.local is not None:  # served in this process: no channel, no unary calls
+            self.wants_session = True
+            return
         if not self.is_alive():
             # A bot already dead (and perhaps already stopped, its channel closed: grpc crashes
             # the process when asked for a registered call on a closed channel) is not called.
@@ -174,6 +185,9 @@ class _Seat:
         if not self.wants_session:
             return None
         self.wants_session = False
+        if self.local is not None:
+            self.session = self.local()
+            return None
         target = getattr(self.bot, "target", None)
         if not isinstance(target, str):  # a connection that names no target: unary calls
             return None

@@ -117,7 +117,11 @@ class WebSessions:
         fields = parse_qs(body.decode("utf-8", errors="replace"), max_num_fields=20)
         form = {k: v[0] for k, v in fields.items() if v}
         sent = form.pop(CSRF_FIELD, "")
-        session = await anyio.to_thread.run_sync(self.current, request)
+        session = (
+            await anyio.to_thread.run_sync(self.current, request)
+            if request.cookies.get(SESSION_COOKIE)
+            else self.current(request)  # no session cookie: nothing to read, no thread
+        )
         expected = (
             session.csrf_token if session is not None else request.cookies.get(CSRF_COOKIE, "")
         )

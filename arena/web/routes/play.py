@@ -6,8 +6,11 @@ their own bots besides the bots the organiser offers. An anonymous visitor plays
 
 The page asks for the open request with a long poll (``GET /api/play/{table}?since=N`` answers
 at once when the state is newer than ``N``, else when it changes, else after ``POLL_S``) and
-posts the answer as a form with the page's CSRF token. The table's id, unguessable, is the
-person's key to it: the same URL resumes the match after the tab was closed.
+posts the answer as a form with the page's CSRF token. The answer's response is the state too:
+the one after the answer, or the next change when it comes within ``ANSWER_WAIT_S`` (nearly
+always the next request, after the bot's turn), so that an answer costs one request, not two.
+The table's id, unguessable, is the person's key to it: the same URL resumes the match after
+the tab was closed.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ __all__ = ["PlayConfig", "play_routes"]
 SAMPLE_BOTS = Path(__file__).resolve().parents[3] / "sample_bots"
 POLL_S = 20.0
 """A long poll answers after this long even when nothing changed (proxies cut idle requests)."""
+ANSWER_WAIT_S = 1.0
+"""An answer's response waits this long at most for what comes next (the bot's turn)."""
 OWN_PREFIX = "mine:"
 """The lobby form's value for a version of the person's own bot: ``mine:<version id>``."""
 
@@ -164,29 +169,39 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
             opponent=table.opponent_name or table.opponent_dir.name,
         )  # fmt: skip
 
+    async def changed(table: Table, since: int, timeout: float) -> None:
+        """Wait until the table's state is newer than ``since``, or ``timeout`` seconds."""
+        seat = table.seat
+        if seat.version > since:
+            return
+        loop = asyncio.get_running_loop()
+        changed = asyncio.Event()
+        try:
+            stop = seat.listen(lambda: loop.call_soon_threadsafe(changed.set))
+        except TooManyListeners as exc:
+            raise HTTPException(429, f"{exc}: close another tab of it") from None
+        try:
+            if seat.version <= since:
+                await asyncio.wait_for(changed.wait(), timeout)
+        except TimeoutError:
+            pass
+        finally:
+            stop()
+
+    def state_of(table: Table, **extra: Any) -> Response:
+        state = table.state()
+        state["now_ms"] = int(time.time() * 1000)
+        state.update(extra)
+        return JSONResponse(state, headers={"cache-control": "no-store"})
+
     async def table_state(request: Request) -> Response:
         table = table_of(request)
         try:
             since = int(request.query_params.get("since", "-1"))
         except ValueError:
             raise HTTPException(400, "since is a whole number") from None
-        if table.seat.version <= since:
-            loop = asyncio.get_running_loop()
-            changed = asyncio.Event()
-            try:
-                stop = table.seat.listen(lambda: loop.call_soon_threadsafe(changed.set))
-            except TooManyListeners as exc:
-                raise HTTPException(429, f"{exc}: close another tab of it") from None
-            try:
-                if table.seat.version <= since:
-                    await asyncio.wait_for(changed.wait(), POLL_S)
-            except TimeoutError:
-                pass
-            finally:
-                stop()
-        state = table.state()
-        state["now_ms"] = int(time.time() * 1000)
-        return JSONResponse(state, headers={"cache-control": "no-store"})
+        await changed(table, since, POLL_S)
+        return state_of(table)
 
     async def answer(request: Request) -> Response:
         table = table_of(request)
@@ -197,11 +212,14 @@ def play_routes(arena: Any, config: PlayConfig) -> tuple[list[Route], Tables]:
         except ValueError:
             raise HTTPException(400, "an answer is a seq and a JSON value") from None
         try:
-            table.seat.answer(seq, value)  # under the seat's lock only: never blocks
+            version = table.seat.answer(seq, value)  # under the seat's lock only: never blocks
         except AnswerRefused as exc:
             return JSONResponse({"error": str(exc), "refused": True}, status_code=409)
-        # The state's version after the answer: a page waits for the next change from there.
-        return JSONResponse({"ok": True, "version": table.seat.version})
+        # What comes next (the next request, after the bot's turn) comes with the answer's
+        # response when it is there within ANSWER_WAIT_S: one request an answer, not two.
+        # Else the state just after the answer: the page waits for the next from its version.
+        await changed(table, version, ANSWER_WAIT_S)
+        return state_of(table, ok=True)
 
     routes = [
         Route("/play", lobby_page, methods=["GET"]),

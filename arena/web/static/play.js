@@ -1,5 +1,6 @@
 // A person's seat at /play/{table}. The referee's open request comes from a long poll of
-// /api/play/{table}; the answer goes back as a form POST with the page's CSRF token. The
+// /api/play/{table}; the answer goes back as a form POST with the page's CSRF token, and its
+// response is the state after it (the next request, when it came within a second). The
 // server is the judge: every click is sent, and an answer it refuses (stale, duplicate, or
 // against the rules) comes back with its reason, shown here, and is never applied.
 (function () {
@@ -25,21 +26,34 @@
   const esc = (t) => String(t).replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]);
   const bidText = (s) => (s.double_nil ? "Double Nil" : s.bid === null ? "—" : s.bid === 0 ? "Nil" : String(s.bid));
 
+  let pollAbort = null; // the long poll waiting now, stopped while an answer is out
+  let resume = null; // wakes the poll loop once the answer's response is in
+
+  function take(s) {
+    if (s.version < version) return; // an older state than the one shown
+    skew = s.now_ms - Date.now();
+    version = s.version;
+    state = s;
+    render();
+  }
+
   async function poll() {
     for (;;) {
+      if (state && (state.recorded || state.error)) return;
+      if (sending) { await new Promise((ok) => { resume = ok; }); continue; }
+      const ctrl = new AbortController();
+      pollAbort = ctrl;
       try {
-        const r = await fetch(`/api/play/${tableId}?since=${version}`, { headers: { accept: "application/json" } });
+        const r = await fetch(`/api/play/${tableId}?since=${version}`, { headers: { accept: "application/json" }, signal: ctrl.signal });
         if (r.status === 404) { $("status").textContent = "This table is gone (the server restarted, or it never was)."; return; }
         if (!r.ok) throw new Error(`HTTP ${r.status}`);
-        const s = await r.json();
-        skew = s.now_ms - Date.now();
-        version = s.version;
-        state = s;
-        render();
-        if (s.recorded || s.error) return;
+        take(await r.json());
       } catch (e) {
+        if (ctrl.signal.aborted) continue; // an answer went out: its response brings the state
         $("status").textContent = `Connection lost (${e.message}); retrying…`;
         await new Promise((ok) => setTimeout(ok, 1000));
+      } finally {
+        pollAbort = null;
       }
     }
   }
@@ -48,20 +62,23 @@
     const req = state && state.request;
     if (!req || sending) return;
     sending = true;
+    if (pollAbort) pollAbort.abort(); // the answer's response is the next state: one request, not two
     const body = new URLSearchParams({ csrf, seq: String(req.seq), answer: JSON.stringify(value) });
     try {
       const r = await fetch(`/api/play/${tableId}/answer`, { method: "POST", body, headers: { accept: "application/json" } });
       const out = await r.json();
       if (r.ok) {
         $("refusal").hidden = true; root.dataset.refused = "";
-        // Answered: no request is open until the next one comes (the poll brings it).
-        if (state && state.request && state.request.seq === req.seq) { state = { ...state, request: null }; render(); }
+        // The state after the answer: the next request when it came in time, else none open
+        // until the poll brings it.
+        take(out);
       }
       else showRefusal(out.error || `HTTP ${r.status}`);
     } catch (e) {
       showRefusal(`the answer was not sent (${e.message}); try again`);
     } finally {
       sending = false;
+      if (resume) { const wake = resume; resume = null; wake(); }
     }
   }
 
