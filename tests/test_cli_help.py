@@ -3,12 +3,8 @@ usage line; the real ``arena`` entry point in a child process (one for all the h
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
+from arena_child import run_arena
 
 HELPS: tuple[tuple[str, ...], ...] = (
     ("h2h",),
@@ -18,42 +14,16 @@ HELPS: tuple[tuple[str, ...], ...] = (
     ("match", "list"),
     (),
 )
-END = "\x00exit "
-"""Printed after each help by the child, with the program's exit code."""
-
-# The child runs the ``arena`` program's entry point (``python -m arena``'s ``main``) once per
-# command line, in one process: each help is the program's own, without an interpreter and the
-# arena's imports started over for each.
-CHILD = f"""
-import json, sys
-from arena.__main__ import main
-for args in json.loads(sys.argv[1]):
-    sys.argv = ["arena", *args, "--help"]
-    try:
-        main()
-    except SystemExit as exc:
-        print({END!r} + str(exc.code), flush=True)
-"""
 
 
 @pytest.fixture(scope="module")
 def helps() -> dict[tuple[str, ...], str]:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(HELPS)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "COLUMNS": "100", "NO_COLOR": "1"},
+    dones = run_arena(
+        [(*args, "--help") for args in HELPS], env={"COLUMNS": "100", "NO_COLOR": "1"}
     )
-    assert done.returncode == 0, done.stderr
-    parts = done.stdout.split(END)
-    assert len(parts) == len(HELPS) + 1, done.stdout
-    texts: dict[tuple[str, ...], str] = {}
-    for i, args in enumerate(HELPS):
-        code = parts[i + 1].partition("\n")[0]
-        assert code == "0", (args, code, done.stderr)
-        texts[args] = parts[i].partition("\n")[2] if i else parts[0]
-    return texts
+    for args, done in zip(HELPS, dones, strict=True):
+        assert done.returncode == 0, (args, done.stderr)
+    return {args: done.stdout for args, done in zip(HELPS, dones, strict=True)}
 
 
 @pytest.mark.parametrize(
