@@ -7,6 +7,7 @@ import random
 from datetime import UTC, datetime
 
 import pytest
+from arena_child import Done, run_arena
 from typer.testing import CliRunner
 
 from arena.analysis import SOLVER_VERSION
@@ -52,15 +53,20 @@ def played(match_id: str, seed: int, players: tuple[str, str], hands: int = 3) -
     )
 
 
-@pytest.fixture
-def recorded(sqlite_url: str) -> list[MatchResult]:
-    with Store.open(sqlite_url) as store:
+def record(url: str) -> list[MatchResult]:
+    """Two matches of alpha@1 against beta@1 recorded in the database at ``url``."""
+    with Store.open(url) as store:
         a = store.register_bot_version("alpha", "1", "ha", "/a").id
         b = store.register_bot_version("beta", "1", "hb", "/b").id
         results = [played(f"m{i}", 40 + i, ("alpha@1", "beta@1")) for i in range(2)]
         for r in results:
             store.record_match(r, seat_versions=(a, b))
     return results
+
+
+@pytest.fixture
+def recorded(sqlite_url: str) -> list[MatchResult]:
+    return record(sqlite_url)
 
 
 def arena(*args: str) -> str:
@@ -112,27 +118,26 @@ def test_a_bot_over_its_matches(sqlite_url: str, recorded: list[MatchResult]) ->
     assert "tricks/hand" in text
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["nope"], "no match with id 'nope'"),
-        (["--bot", "gamma"], "gamma"),
-        (["--tournament", "7"], "7"),
-        (["m0", "--bot", "beta"], "name one of MATCH_ID"),
-        ([], "name one of MATCH_ID"),
-    ],
-)
-def test_errors_are_one_line(
-    sqlite_url: str, recorded: list[MatchResult], args: list[str], message: str
-) -> None:
-    import subprocess
-    import sys
+BAD = [
+    (["nope"], "no match with id 'nope'"),
+    (["--bot", "gamma"], "gamma"),
+    (["--tournament", "7"], "7"),
+    (["m0", "--bot", "beta"], "name one of MATCH_ID"),
+    ([], "name one of MATCH_ID"),
+]
 
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "analyse", *args, "--db", sqlite_url],
-        capture_output=True,
-        text=True,
-    )
+
+@pytest.fixture(scope="module")
+def bad_answers(tmp_path_factory: pytest.TempPathFactory) -> list[Done]:
+    """Every bad command line's answer on a database of two matches, from one child process."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('analyse') / 'arena.db'}"
+    record(url)
+    return run_arena([["analyse", *args, "--db", url] for args, _ in BAD])
+
+
+@pytest.mark.parametrize("case", range(len(BAD)), ids=[m for _, m in BAD])
+def test_errors_are_one_line(bad_answers: list[Done], case: int) -> None:
+    message, done = BAD[case][1], bad_answers[case]
     assert done.returncode == 2
     assert done.stderr.startswith("arena: error: ") and message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

@@ -3,30 +3,32 @@ no meaning, is one line and exit 2, before any bot is started."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from arena_child import Done, run_arena
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize(
-    "args,message",
-    [
-        (["--deals", "shared"], "--deals must be one of pairs, duplicate, independent"),
-        (["--deals", "duplicate", "--ordering"], "--deals is for the plain benchmark"),
-        (["--deals", "independent", "--ray", "local"], "--deals is for the plain benchmark"),
-        (["--simulate-nodes", "10"], "--simulate-nodes runs on a loopback cluster: --ray local"),
-        (["--ray", "local", "--simulate-nodes", "0"], "--simulate-nodes needs 1 or more"),
-    ],
-)
-def test_a_bad_deal_mode_is_one_line(args: list[str], message: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "arena", "bench", "tournament", *args],
-        capture_output=True, text=True, timeout=60, cwd=ROOT,
-    )  # fmt: skip
+BAD = [
+    (["--deals", "shared"], "--deals must be one of pairs, duplicate, independent"),
+    (["--deals", "duplicate", "--ordering"], "--deals is for the plain benchmark"),
+    (["--deals", "independent", "--ray", "local"], "--deals is for the plain benchmark"),
+    (["--simulate-nodes", "10"], "--simulate-nodes runs on a loopback cluster: --ray local"),
+    (["--ray", "local", "--simulate-nodes", "0"], "--simulate-nodes needs 1 or more"),
+]
+
+
+@pytest.fixture(scope="module")
+def answers() -> list[Done]:
+    """Every bad command line's answer, from one child process of the program."""
+    return run_arena([["bench", "tournament", *args] for args, _ in BAD], cwd=ROOT, timeout=60)
+
+
+@pytest.mark.parametrize("case", range(len(BAD)), ids=[" ".join(args) for args, _ in BAD])
+def test_a_bad_deal_mode_is_one_line(answers: list[Done], case: int) -> None:
+    message, done = BAD[case][1], answers[case]
     assert done.returncode == 2, done
     assert message in " ".join(done.stderr.split()), done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""

@@ -10,6 +10,7 @@ one on its account page."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
@@ -46,8 +47,13 @@ MAX_FAILURES_PER_ADDRESS = 20
 INVITE_DAYS = 14.0
 
 _HASHER = PasswordHasher()  # argon2id with the library's (RFC 9106 low-memory) parameters
-_DUMMY_HASH = _HASHER.hash("an account that does not exist")
-"""Verified against for an unknown name, so that a refusal takes as long either way."""
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Verified against for an unknown name, so that a refusal takes as long either way (made at
+    the first sign-in, not on import: every process that imports the store would pay for it)."""
+    return _HASHER.hash("an account that does not exist")
 
 
 class SignInError(StoreError):
@@ -211,7 +217,7 @@ class AccountsMixin(StoreCore):
             )
         stored = row[0].password_hash if row is not None else None
         try:
-            _HASHER.verify(stored or _DUMMY_HASH, password)
+            _HASHER.verify(stored or _dummy_hash(), password)
             ok = stored is not None
         except (VerificationError, InvalidHashError):
             ok = False
