@@ -35,11 +35,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import ColumnElement, func, select, text
+from sqlalchemy import ColumnElement, Update, func, select, text, update
 from sqlalchemy.orm import Session, load_only
 
 from arena.ratings import Rater
-from arena.store.models import BotVersion, Match, Rating, Setting, Tournament, TournamentGame
+from arena.store.models import (
+    BotVersion,
+    Mark,
+    Match,
+    Rating,
+    Setting,
+    Tournament,
+    TournamentGame,
+)
 from arena.store.rows import GameStatus, TournamentStatus
 
 GROUP = 2**32
@@ -50,9 +58,23 @@ ORDER_KEY = "rating_order"
 """The key of a tournament's stored config that chooses how its matches are placed."""
 RECORDED = "recorded"
 """``ORDER_KEY``'s value for a tournament rated as its matches are recorded (module docstring)."""
+RATINGS_MARK = "ratings"
+"""The ``marks`` row bumped in every transaction that changes a stored rating (migration 0012)."""
 STALE_KEY = "ratings_stale"
 """A settings row present when the stored ratings were computed in another order (migration
 0002): the next application rebuilds them."""
+
+
+def mark_ratings_changed(s: Session) -> None:
+    """Bump the ratings' mark in the transaction that changes a rating: a reader compares one
+    row with what it last saw instead of a pass over every rating. An atomic increment, so two
+    writers never lose a bump (the row is locked until the writer commits)."""
+    s.execute(mark_ratings_changed_sql())
+
+
+def mark_ratings_changed_sql() -> Update:
+    """The bump of ``mark_ratings_changed``, for a writer on a plain connection."""
+    return update(Mark).where(Mark.key == RATINGS_MARK).values(value=Mark.value + 1)
 
 
 _COLUMNS = (
@@ -147,6 +169,7 @@ def apply_ready(s: Session, rater: Rater, dialect: str, tournament_id: int | Non
             .with_for_update()
         )
     }
+    mark_ratings_changed(s)  # last, after the ratings' locks: the order every writer takes
     for m in ready:
         _apply(rater, ratings, m)
     return [m.id for m in ready]
@@ -168,6 +191,7 @@ def rebuild(s: Session, rater: Rater, dialect: str) -> int:
     if dialect == "postgresql":
         # Blocks recorders (their FOR UPDATE) until the rebuild commits; reads go on.
         s.execute(text("LOCK TABLE ratings IN EXCLUSIVE MODE"))
+    mark_ratings_changed(s)
     ratings = {r.bot_version_id: r for r in s.scalars(select(Rating))}
     mu, sigma = rater.initial()
     for vid in s.scalars(select(BotVersion.id)).all():

@@ -17,9 +17,10 @@ from typing import Any
 from sqlalchemy import case, func, literal, select, union_all
 
 from arena.ratings import conservative_score
+from arena.store import rating_order
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError
-from arena.store.models import ApiToken, Bot, BotVersion, Match, Rating, Tournament
+from arena.store.models import ApiToken, Bot, BotVersion, Mark, Match, Rating, Tournament
 from arena.store.rows import HUMAN, RatingInfo, player_filter_kinds
 
 
@@ -225,17 +226,17 @@ class ReadsMixin(StoreCore):
 
     def ratings_fingerprint(self) -> tuple[Any, ...]:
         """Changes whenever any stored rating does (a match rated, a version added, a recompute):
-        the key of what the web derives from the ratings. One pass over the small ratings table."""
+        the key of what the web derives from the ratings. One row's read: the ratings' mark,
+        which every writer of a rating bumps in its transaction (``rating_order``)."""
         with self._read() as s:
-            row = s.execute(
-                select(
-                    func.count(),
-                    func.coalesce(func.sum(Rating.mu), 0.0),
-                    func.coalesce(func.sum(Rating.sigma), 0.0),
-                    func.coalesce(func.sum(Rating.matches), 0),
-                )
-            ).one()
-        return tuple(row)
+            value = s.scalar(select(Mark.value).where(Mark.key == rating_order.RATINGS_MARK))
+        return ("ratings", int(value or 0))
+
+    def rated_match_count(self) -> int:
+        """Rated matches whose update is in the ratings."""
+        where, _order = _rating_columns()
+        with self._read() as s:
+            return int(s.scalar(select(func.count()).select_from(Match).where(where)) or 0)
 
     def rated_in_rating_order(self) -> list[tuple[int, int, int, int | None]]:
         """Every rated match as (sequence, seat 0 version, seat 1 version, winner), in the order
