@@ -14,11 +14,13 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 
 from arena.ratings import RatingConfig
+from arena.referee.analysed import analyse_result
 from arena.referee.record import MatchResult
-from arena.store import Store
+from arena.store import ScheduleEntry, Store, TournamentStatus
 from arena.store.database import resolve_url
 from arena.store.migrate import alembic_config
 from arena.store.models import Base, Bot, BotVersion, Rating
+from tests.test_analyse_cli import played
 
 MakeResult = Callable[..., MatchResult]
 
@@ -54,6 +56,43 @@ def test_the_ratings_mark_moves_with_every_rating_change_and_only_then(
     assert len(set(marks)) == 5
 
 
+def test_the_tournaments_mark_moves_when_one_is_created_or_changes_status(
+    store: Store, make_result: MakeResult
+) -> None:
+    a = store.register_bot_version("alpha", "1", "h-a", "/a").id
+    b = store.register_bot_version("beta", "1", "h-b", "/b").id
+    seen = [store.marks()["tournaments"]]
+    schedule = [ScheduleEntry(0, 11, (a, b), 0), ScheduleEntry(1, 11, (b, a), 0)]
+    tid = store.create_tournament({"bots": ["alpha", "beta"]}, schedule)
+    seen.append(store.marks()["tournaments"])
+    games = store.tournament_games(tid)
+    for g, winner in zip(games, (0, 1), strict=True):
+        result = make_result(winner, seed=11, match_id=f"t-{g.ordinal}")
+        store.record_match(result, seat_versions=g.seat_versions, tournament_game_id=g.id)
+        # the first game done: the same tournament in the same status; the last finishes it
+        seen.append(store.marks()["tournaments"])
+    assert store.get_tournament(tid).status is TournamentStatus.FINISHED
+    store.set_tournament_status(tid, TournamentStatus.CANCELLED)
+    seen.append(store.marks()["tournaments"])
+    assert seen == [0, 1, 1, 2, 3]
+    assert store.marks()["ratings"] > 0
+
+
+def test_a_stored_analysis_moves_its_mark(store: Store) -> None:
+    a = store.register_bot_version("alpha", "1", "ha", "/a").id
+    b = store.register_bot_version("beta", "1", "hb", "/b").id
+    result = played("m", 60, ("alpha@1", "beta@1"), hands=2)
+    store.record_match(result, seat_versions=(a, b))
+    before = store.marks()
+    store.save_analysis("m", analyse_result(result))
+    store.save_analysis("m", analyse_result(result))  # replaced: a change too
+    after = store.marks()
+    assert after["analyses"] == before["analyses"] + 2
+    assert {k: v for k, v in after.items() if k != "analyses"} == {
+        k: v for k, v in before.items() if k != "analyses"
+    }
+
+
 def test_load_rows_of_ratings_moves_the_mark(store: Store) -> None:
     before = store.ratings_fingerprint()
     now = datetime.now(UTC).replace(tzinfo=None)
@@ -74,7 +113,9 @@ def test_migration_0012_adds_the_marks_and_summaries_and_goes_back(db_url: str) 
         with engine.begin() as conn:
             command.upgrade(alembic_config(conn), "0012")
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT key, value FROM marks")).all() == [("ratings", 0)]
+            assert sorted(conn.execute(text("SELECT key, value FROM marks")).all()) == [
+                ("analyses", 0), ("ratings", 0), ("tournaments", 0),
+            ]  # fmt: skip
             assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
         with engine.begin() as conn:
             command.downgrade(alembic_config(conn), "0011")

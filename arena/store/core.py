@@ -17,10 +17,10 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from arena.ratings import Rater, RatingConfig
-from arena.store import migrate, rating_order
+from arena.store import marks, migrate
 from arena.store.database import WRITE, create_store_engine, display_url, resolve_url
 from arena.store.errors import StoreError
-from arena.store.models import Rating
+from arena.store.models import MatchAnalysisRow, Rating, Tournament
 
 INT64 = (-(2**63), 2**63 - 1)
 T = TypeVar("T")
@@ -102,8 +102,14 @@ class StoreCore:
                         conn.execute(model.__table__.delete())
                     if rows:
                         conn.execute(model.__table__.insert(), list(rows))
-                if any(model is Rating for model, _ in rows_by_model):
-                    conn.execute(rating_order.mark_ratings_changed_sql())
+                loaded = {model for model, _ in rows_by_model}
+                for model, key in (
+                    (Rating, marks.RATINGS),
+                    (Tournament, marks.TOURNAMENTS),
+                    (MatchAnalysisRow, marks.ANALYSES),
+                ):
+                    if model in loaded:
+                        conn.execute(marks.bump_sql(key))
         except IntegrityError as exc:
             raise StoreError(f"database {self.url}: {first_line(exc)}") from None
 

@@ -35,13 +35,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import ColumnElement, Update, func, select, text, update
+from sqlalchemy import ColumnElement, func, select, text
 from sqlalchemy.orm import Session, load_only
 
 from arena.ratings import Rater
+from arena.store import marks
 from arena.store.models import (
     BotVersion,
-    Mark,
     Match,
     Rating,
     Setting,
@@ -58,23 +58,14 @@ ORDER_KEY = "rating_order"
 """The key of a tournament's stored config that chooses how its matches are placed."""
 RECORDED = "recorded"
 """``ORDER_KEY``'s value for a tournament rated as its matches are recorded (module docstring)."""
-RATINGS_MARK = "ratings"
-"""The ``marks`` row bumped in every transaction that changes a stored rating (migration 0012)."""
 STALE_KEY = "ratings_stale"
 """A settings row present when the stored ratings were computed in another order (migration
 0002): the next application rebuilds them."""
 
 
 def mark_ratings_changed(s: Session) -> None:
-    """Bump the ratings' mark in the transaction that changes a rating: a reader compares one
-    row with what it last saw instead of a pass over every rating. An atomic increment, so two
-    writers never lose a bump (the row is locked until the writer commits)."""
-    s.execute(mark_ratings_changed_sql())
-
-
-def mark_ratings_changed_sql() -> Update:
-    """The bump of ``mark_ratings_changed``, for a writer on a plain connection."""
-    return update(Mark).where(Mark.key == RATINGS_MARK).values(value=Mark.value + 1)
+    """Bump the ratings' mark (``arena.store.marks``) in the transaction that writes a rating."""
+    marks.bump(s, marks.RATINGS)
 
 
 _COLUMNS = (

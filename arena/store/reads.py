@@ -17,10 +17,10 @@ from typing import Any
 from sqlalchemy import case, func, literal, select, union_all
 
 from arena.ratings import conservative_score
-from arena.store import rating_order
+from arena.store import marks
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError
-from arena.store.models import ApiToken, Bot, BotVersion, Mark, Match, Rating, Tournament
+from arena.store.models import ApiToken, Bot, BotVersion, Match, Rating, Tournament
 from arena.store.rows import HUMAN, RatingInfo, player_filter_kinds
 
 
@@ -227,10 +227,14 @@ class ReadsMixin(StoreCore):
     def ratings_fingerprint(self) -> tuple[Any, ...]:
         """Changes whenever any stored rating does (a match rated, a version added, a recompute):
         the key of what the web derives from the ratings. One row's read: the ratings' mark,
-        which every writer of a rating bumps in its transaction (``rating_order``)."""
+        which every writer of a rating bumps in its transaction (``arena.store.marks``)."""
         with self._read() as s:
-            value = s.scalar(select(Mark.value).where(Mark.key == rating_order.RATINGS_MARK))
-        return ("ratings", int(value or 0))
+            return (marks.RATINGS, marks.read(s, marks.RATINGS))
+
+    def marks(self) -> dict[str, int]:
+        """Every mark (``arena.store.marks``: ratings, tournaments, analyses) in one read."""
+        with self._read() as s:
+            return marks.read_all(s)
 
     def rated_match_count(self) -> int:
         """Rated matches whose update is in the ratings."""

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import case, func, select, text, update
 from sqlalchemy.orm import Session
 
-from arena.store import rating_order
+from arena.store import marks, rating_order
 from arena.store.core import StoreCore, check_seats, check_seed
 from arena.store.errors import NotFoundError, StoreError
 from arena.store.models import BotVersion, Tournament, TournamentGame, utcnow
@@ -70,6 +70,7 @@ class TournamentsMixin(StoreCore):
                 )
                 for g in schedule
             )
+            marks.bump(s, marks.TOURNAMENTS)
             return tournament.id
 
     def get_tournament(self, tournament_id: int) -> TournamentInfo:
@@ -227,6 +228,8 @@ class TournamentsMixin(StoreCore):
                 rating_order.lock(s, self.dialect)
                 s.flush()
                 rating_order.apply_ready(s, self._rater, self.dialect, tournament_id)
+            # After the ratings' lock, as a recorder that finishes a tournament takes them.
+            marks.bump(s, marks.TOURNAMENTS)
 
     def _finish_if_complete(self, s: Session, tournament_id: int) -> None:
         left = s.scalar(
@@ -238,7 +241,7 @@ class TournamentsMixin(StoreCore):
             )
         )
         if left == 0:
-            s.execute(
+            finished = s.execute(
                 update(Tournament)
                 .where(
                     Tournament.id == tournament_id,
@@ -247,6 +250,8 @@ class TournamentsMixin(StoreCore):
                 .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
                 .execution_options(synchronize_session=False)
             )
+            if finished.rowcount:
+                marks.bump(s, marks.TOURNAMENTS)
 
 
 PEEK_WAIT_S = 0.5

@@ -1,5 +1,6 @@
 """marks and kept summaries: a counter per kind of change (``ratings``: bumped by every rating
-update), so the web knows the ratings changed by one row's read, not a pass over every rating;
+update; ``tournaments``, ``analyses``), so the web knows the ratings changed by one row's read,
+not a pass over every rating;
 and a tournament's summary (its standings) stored once it is over, with what it was computed from
 
 Revision ID: 0012
@@ -25,7 +26,7 @@ def upgrade() -> None:
         sa.Column("value", sa.BigInteger(), nullable=False),
         sa.PrimaryKeyConstraint("key", name=op.f("pk_marks")),
     )
-    op.bulk_insert(marks, [{"key": "ratings", "value": 0}])
+    op.bulk_insert(marks, [{"key": k, "value": 0} for k in ("ratings", "tournaments", "analyses")])
     op.create_table(
         "tournament_summaries",
         sa.Column("tournament_id", sa.Integer(), nullable=False),
