@@ -3,8 +3,8 @@ errors become one-line ``StoreError``s, connecting, and the checks of ids and se
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
 import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
