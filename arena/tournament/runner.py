@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.ratings import Rater
+from arena.ratings import Rater, RatingConfig
 from arena.referee import ClockConfig, FaultPolicy, MatchResult, Termination
 from arena.rules.ruleset import RuleSet
 from arena.store import (
@@ -577,6 +577,13 @@ def tournament_records(
     return info, config, records, len(games)
 
 
+def standings_basis(store: Store, tournament_id: int, settings: RatingConfig) -> str:
+    """What a tournament's standings are computed from: its recorded state (status, matches,
+    highest sequence) and the rating settings, in the form of the kept standings."""
+    state = store.tournament_match_state(tournament_id)
+    return json.dumps([STANDINGS_FORM, *state, settings.to_dict()], sort_keys=True)
+
+
 def tournament_standings(
     store: Store, tournament_id: int
 ) -> tuple[TournamentInfo, TournamentConfig, Standings]:
@@ -591,8 +598,7 @@ def tournament_standings(
     settings = store.effective_rating_config()
     basis = None
     if info.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
-        state = store.tournament_match_state(tournament_id)
-        basis = json.dumps([STANDINGS_FORM, *state, settings.to_dict()], sort_keys=True)
+        basis = standings_basis(store, tournament_id, settings)
         kept = store.tournament_summary(tournament_id, basis)
         standings = None if kept is None else standings_from_dict(kept)
         if standings is not None:
