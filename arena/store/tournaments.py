@@ -10,9 +10,9 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import case, func, select, text, update
+from sqlalchemy import CursorResult, case, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -278,14 +278,17 @@ class TournamentsMixin(StoreCore):
             )
         )
         if left == 0:
-            finished = s.execute(
-                update(Tournament)
-                .where(
-                    Tournament.id == tournament_id,
-                    Tournament.status == TournamentStatus.RUNNING.value,
-                )
-                .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
-                .execution_options(synchronize_session=False)
+            finished = cast(
+                CursorResult[Any],
+                s.execute(
+                    update(Tournament)
+                    .where(
+                        Tournament.id == tournament_id,
+                        Tournament.status == TournamentStatus.RUNNING.value,
+                    )
+                    .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
+                    .execution_options(synchronize_session=False)
+                ),
             )
             if finished.rowcount:
                 marks.bump(s, marks.TOURNAMENTS)
