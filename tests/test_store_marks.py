@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, inspect, text
 from arena.ratings import RatingConfig
 from arena.referee.analysed import analyse_result
 from arena.referee.record import MatchResult
-from arena.store import ScheduleEntry, Store, TournamentStatus
+from arena.store import ScheduleEntry, Store, StoreError, TournamentStatus
 from arena.store.database import resolve_url
 from arena.store.migrate import alembic_config
 from arena.store.models import Base, Bot, BotVersion, Rating
@@ -122,3 +122,18 @@ def test_migration_0012_adds_the_marks_and_summaries_and_goes_back(db_url: str) 
         assert not {"marks", "tournament_summaries"} & set(inspect(engine).get_table_names())
     finally:
         engine.dispose()
+
+
+def test_a_kept_summary_is_read_back_under_its_basis_only(store: Store) -> None:
+    a = store.register_bot_version("alpha", "1", "h-a", "/a").id
+    b = store.register_bot_version("beta", "1", "h-b", "/b").id
+    tid = store.create_tournament({"bots": ["alpha", "beta"]}, [ScheduleEntry(0, 5, (a, b), 0)])
+    assert store.tournament_summary(tid, "x") is None
+    store.keep_tournament_summary(tid, "x", {"played": 1, "mu": 25.000000000000004})
+    assert store.tournament_summary(tid, "x") == {"played": 1, "mu": 25.000000000000004}
+    assert store.tournament_summary(tid, "y") is None
+    store.keep_tournament_summary(tid, "y", {"played": 2})  # replaced, not a second row
+    assert store.tournament_summary(tid, "x") is None
+    assert store.tournament_summary(tid, "y") == {"played": 2}
+    with pytest.raises(StoreError, match="at most 400 characters"):
+        store.keep_tournament_summary(tid, "z" * 401, {})
