@@ -35,6 +35,7 @@ TABLES = {
     "bots",
     "invite_codes",
     "bot_versions",
+    "marks",
     "matches",
     "match_analyses",
     "named_tokens",
@@ -44,6 +45,7 @@ TABLES = {
     "submissions",
     "tournaments",
     "tournament_games",
+    "tournament_summaries",
     "web_sessions",
 }
 

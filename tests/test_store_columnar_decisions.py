@@ -83,7 +83,7 @@ def test_migration_0011_rewrites_records_and_goes_back(
 ) -> None:
     """At 0010 three matches are recorded in the first form (one with no decisions); upgraded,
     each reads back the same and replays; downgraded, the bytes are what they were."""
-    assert head_revision() == "0011"
+    assert head_revision() >= "0011"
     engine = create_engine(resolve_url(db_url))
     matches = [
         dataclasses.replace(bench_match(21, 13), match_id="real"),

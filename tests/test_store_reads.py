@@ -100,3 +100,18 @@ def test_load_rows_refuses_a_row_of_no_such_bot(store: Store) -> None:
         store.load_rows([(Bot, [{"id": 1, "name": "b1", "created_at": now}]), (Rating, [bad])])
     assert "\n" not in str(caught.value)
     assert store.list_bots() == []  # one transaction: the bot went with the refused rating
+
+
+def test_reads_inside_reading_are_one_snapshot(store: Store) -> None:
+    """Inside ``reading()`` every read sees the database as it was at the first: a write made
+    meanwhile shows after the block, not inside it; a block inside another is the outer one."""
+    store.register_bot_version("alpha", "1", "h-a", "/a")
+    with store.reading():
+        first = store.marks()
+        assert len(store.bot_detail("alpha").versions) == 1
+        store.register_bot_version("alpha", "2", "h-a2", "/a")  # its own write transaction
+        with store.reading():
+            assert store.marks() == first
+        assert len(store.bot_detail("alpha").versions) == 1
+    assert store.marks()["ratings"] == first["ratings"] + 1
+    assert len(store.bot_detail("alpha").versions) == 2

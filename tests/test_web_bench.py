@@ -44,7 +44,11 @@ def test_the_generated_database_has_tournaments_whose_pages_serve(
     from starlette.testclient import TestClient
 
     from arena.bench.web import TOURNAMENT_BOTS, generate
-    from arena.store import Store
+    from arena.ratings import Rater
+    from arena.store import NotFoundError, Store
+    from arena.tournament import compute_standings, tournament_standings
+    from arena.tournament.runner import standings_basis, tournament_records
+    from arena.tournament.standings import standings_from_dict
     from arena.web.app import create_app
 
     db = tmp_path / "gen.db"
@@ -58,6 +62,24 @@ def test_the_generated_database_has_tournaments_whose_pages_serve(
         (m,) = [x for x in store.list_matches(tournament_id=1) if x.match_id == games[0].match_id]
         assert m.seat_versions == games[0].seat_versions
         assert sum(r.matches for r in store.ratings().values()) == 400
+        # Each finished tournament's standings were kept, as a finishing run keeps them, and
+        # are read back the same as computed afresh; another basis is not theirs.
+        _info, config, records, total = tournament_records(store, 1)
+        settings = store.effective_rating_config()
+        bots = [(e.name, e.version) for e in config.entrants]
+        fresh = compute_standings(bots, records, Rater(settings), total=total)
+        basis = standings_basis(store, 1, settings)
+        kept = store.tournament_summary(1, basis)
+        assert kept is not None and standings_from_dict(kept) == fresh
+        assert tournament_standings(store, 1)[2] == fresh
+        assert store.tournament_summary(1, basis + " ") is None
+        store.keep_tournament_summary(1, basis, {**kept, "played": 7})
+        assert tournament_standings(store, 1)[2].played == 7  # read, not replayed
+        store.keep_tournament_summary(1, basis, {**kept, "form": "older"})
+        assert tournament_standings(store, 1)[2] == fresh  # another form: computed again
+        assert store.tournament_summary(1, basis) == kept  # and kept again
+        with pytest.raises(NotFoundError, match="no tournament with id 99"):
+            store.keep_tournament_summary(99, basis, kept)
         with TestClient(create_app(store)) as client:
             for path in (
                 "/tournaments/1",

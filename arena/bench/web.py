@@ -46,7 +46,12 @@ from arena.store.models import Bot, BotVersion, Rating
 from arena.store.models import Match as MatchRow
 from arena.store.models import Tournament as TournamentRow
 from arena.store.models import TournamentGame as TournamentGameRow
-from arena.tournament import DEFAULT_DEALS, TournamentConfig, build_schedule
+from arena.tournament import (
+    DEFAULT_DEALS,
+    TournamentConfig,
+    build_schedule,
+    tournament_standings,
+)
 from arena.tournament.entrants import TournamentEntrant
 from arena.tournament.progress import QuietReporter
 
@@ -230,6 +235,9 @@ def generate(
         replace=True,
     )
     store.analyze()
+    # Each finished tournament's standings kept, as the run that finishes one keeps them.
+    for tid in range(1, made + 1):
+        tournament_standings(store, tid)
     store.close()
     return {
         "bots": bots,

@@ -20,6 +20,7 @@ from arena.analysis import (
     analysis_from_dict,
     analysis_to_dict,
 )
+from arena.store import marks
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError
 from arena.store.models import Match, MatchAnalysisRow, utcnow
@@ -65,6 +66,7 @@ class AnalysesMixin(StoreCore):
                         for k, v in fields.items():
                             setattr(row, k, v)
                         row.created_at = utcnow()
+                    marks.bump(s, marks.ANALYSES)
                 return
             except IntegrityError:
                 continue
@@ -139,17 +141,6 @@ class AnalysesMixin(StoreCore):
             (pk, hands, loss0 if seat0 == version_id else loss1)
             for pk, seat0, hands, loss0, loss1 in rows
         ]
-
-    def analyses_fingerprint(self) -> tuple[Any, ...]:
-        """Changes whenever an analysis is stored: the key of what is derived from them."""
-        with self._read() as s:
-            return tuple(
-                s.execute(
-                    select(func.count(), func.max(MatchAnalysisRow.created_at)).where(
-                        MatchAnalysisRow.solver_version == SOLVER_VERSION
-                    )
-                ).one()
-            )
 
     def card_play_losses(self) -> dict[int, VersionLoss]:
         """Each bot version's card-play loss over its matches analysed by the current solver."""

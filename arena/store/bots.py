@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
+from arena.store import rating_order
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError, NotOwnerError, StoreError, not_owner_message
 from arena.store.models import Account, ApiToken, Bot, BotVersion, Rating
@@ -77,6 +78,7 @@ class BotsMixin(StoreCore):
                         s.flush()
                         mu, sigma = self._rater.initial()
                         s.add(Rating(bot_version_id=version.id, mu=mu, sigma=sigma))
+                        rating_order.mark_ratings_changed(s)
                     return _version_info(version, bot.name)
             except IntegrityError:
                 # Another process registered the same bot or version at the same moment.
@@ -143,6 +145,7 @@ class BotsMixin(StoreCore):
             s.flush()
             mu, sigma = self._rater.initial()
             s.add(Rating(bot_version_id=version.id, mu=mu, sigma=sigma))
+            rating_order.mark_ratings_changed(s)
         return _version_info(version, bot.name)
 
     def person_of_account(self, account_id: int) -> str | None:

@@ -3,6 +3,7 @@ errors become one-line ``StoreError``s, connecting, and the checks of ids and se
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,9 +18,10 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 
 from arena.ratings import Rater, RatingConfig
-from arena.store import migrate
+from arena.store import marks, migrate
 from arena.store.database import WRITE, create_store_engine, display_url, resolve_url
 from arena.store.errors import StoreError
+from arena.store.models import MatchAnalysisRow, Rating, Tournament
 
 INT64 = (-(2**63), 2**63 - 1)
 T = TypeVar("T")
@@ -32,6 +34,15 @@ class StoreCore:
     def __init__(self, engine: Engine, url: URL, rating_config: RatingConfig) -> None:
         self._engine = engine
         self._write_engine = engine.execution_options(**{WRITE: True})
+        self._reading = threading.local()
+        # On PostgreSQL a reading() block asks for one snapshot: READ COMMITTED, the default,
+        # would let each statement see what was committed since the last.
+        self._snapshot_engine = (
+            engine.execution_options(isolation_level="REPEATABLE READ")
+            if engine.dialect.name == "postgresql"
+            else engine
+        )
+        """The session of this thread's ``reading()`` block, when one is open."""
         self.url = display_url(url)
         """The database URL with any password hidden."""
         self.rating_config = rating_config
@@ -56,7 +67,30 @@ class StoreCore:
         return self._engine.dialect.name
 
     @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Every read of this thread inside the block is one transaction: one snapshot of the
+        database (a page's reads agree with one another) and one BEGIN for all of them, not
+        one each. Writes are not part of it; a block inside another is the outer one."""
+        if getattr(self._reading, "session", None) is not None:
+            yield
+            return
+        with (
+            self._errors(),
+            Session(self._snapshot_engine, expire_on_commit=False) as session,
+            session.begin(),
+        ):
+            self._reading.session = session
+            try:
+                yield
+            finally:
+                self._reading.session = None
+
+    @contextmanager
     def _read(self) -> Iterator[Session]:
+        shared = getattr(self._reading, "session", None)
+        if shared is not None:
+            yield shared
+            return
         with (
             self._errors(),
             Session(self._engine, expire_on_commit=False) as session,
@@ -101,6 +135,14 @@ class StoreCore:
                         conn.execute(model.__table__.delete())
                     if rows:
                         conn.execute(model.__table__.insert(), list(rows))
+                loaded = {model for model, _ in rows_by_model}
+                for model, key in (
+                    (Rating, marks.RATINGS),
+                    (Tournament, marks.TOURNAMENTS),
+                    (MatchAnalysisRow, marks.ANALYSES),
+                ):
+                    if model in loaded:
+                        conn.execute(marks.bump_sql(key))
         except IntegrityError as exc:
             raise StoreError(f"database {self.url}: {first_line(exc)}") from None
 

@@ -334,3 +334,28 @@ class Setting(Base):
 
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     value: Mapped[dict[str, Any]]
+
+
+class Mark(Base):
+    """A counter bumped in the transaction that changes what it marks (``ratings``: any stored
+    rating), so that a reader can tell "changed since" with one row's read instead of a pass
+    over the table."""
+
+    __tablename__ = "marks"
+
+    key: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[int] = mapped_column(BigInteger)
+
+
+class TournamentSummary(Base):
+    """What is derived from a tournament that is over (its standings: TrueSkill replayed over its
+    matches), kept so that it is computed once. ``basis`` says what it was computed from (the
+    tournament's recorded state, the rating settings): a summary whose basis is not today's is
+    computed again."""
+
+    __tablename__ = "tournament_summaries"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    basis: Mapped[str] = mapped_column(String(400))
+    data: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

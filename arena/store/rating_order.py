@@ -39,7 +39,15 @@ from sqlalchemy import ColumnElement, func, select, text
 from sqlalchemy.orm import Session, load_only
 
 from arena.ratings import Rater
-from arena.store.models import BotVersion, Match, Rating, Setting, Tournament, TournamentGame
+from arena.store import marks
+from arena.store.models import (
+    BotVersion,
+    Match,
+    Rating,
+    Setting,
+    Tournament,
+    TournamentGame,
+)
 from arena.store.rows import GameStatus, TournamentStatus
 
 GROUP = 2**32
@@ -53,6 +61,11 @@ RECORDED = "recorded"
 STALE_KEY = "ratings_stale"
 """A settings row present when the stored ratings were computed in another order (migration
 0002): the next application rebuilds them."""
+
+
+def mark_ratings_changed(s: Session) -> None:
+    """Bump the ratings' mark (``arena.store.marks``) in the transaction that writes a rating."""
+    marks.bump(s, marks.RATINGS)
 
 
 _COLUMNS = (
@@ -147,6 +160,7 @@ def apply_ready(s: Session, rater: Rater, dialect: str, tournament_id: int | Non
             .with_for_update()
         )
     }
+    mark_ratings_changed(s)  # last, after the ratings' locks: the order every writer takes
     for m in ready:
         _apply(rater, ratings, m)
     return [m.id for m in ready]
@@ -168,6 +182,7 @@ def rebuild(s: Session, rater: Rater, dialect: str) -> int:
     if dialect == "postgresql":
         # Blocks recorders (their FOR UPDATE) until the rebuild commits; reads go on.
         s.execute(text("LOCK TABLE ratings IN EXCLUSIVE MODE"))
+    mark_ratings_changed(s)
     ratings = {r.bot_version_id: r for r in s.scalars(select(Rating))}
     mu, sigma = rater.initial()
     for vid in s.scalars(select(BotVersion.id)).all():

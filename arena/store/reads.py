@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import case, func, literal, select, union_all
 
 from arena.ratings import conservative_score
+from arena.store import marks
 from arena.store.core import StoreCore
 from arena.store.errors import NotFoundError
 from arena.store.models import ApiToken, Bot, BotVersion, Match, Rating, Tournament
@@ -225,17 +226,21 @@ class ReadsMixin(StoreCore):
 
     def ratings_fingerprint(self) -> tuple[Any, ...]:
         """Changes whenever any stored rating does (a match rated, a version added, a recompute):
-        the key of what the web derives from the ratings. One pass over the small ratings table."""
+        the key of what the web derives from the ratings. One row's read: the ratings' mark,
+        which every writer of a rating bumps in its transaction (``arena.store.marks``)."""
         with self._read() as s:
-            row = s.execute(
-                select(
-                    func.count(),
-                    func.coalesce(func.sum(Rating.mu), 0.0),
-                    func.coalesce(func.sum(Rating.sigma), 0.0),
-                    func.coalesce(func.sum(Rating.matches), 0),
-                )
-            ).one()
-        return tuple(row)
+            return (marks.RATINGS, marks.read(s, marks.RATINGS))
+
+    def marks(self) -> dict[str, int]:
+        """Every mark (``arena.store.marks``: ratings, tournaments, analyses) in one read."""
+        with self._read() as s:
+            return marks.read_all(s)
+
+    def rated_match_count(self) -> int:
+        """Rated matches whose update is in the ratings."""
+        where, _order = _rating_columns()
+        with self._read() as s:
+            return int(s.scalar(select(func.count()).select_from(Match).where(where)) or 0)
 
     def rated_in_rating_order(self) -> list[tuple[int, int, int, int | None]]:
         """Every rated match as (sequence, seat 0 version, seat 1 version, winner), in the order

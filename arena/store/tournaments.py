@@ -10,15 +10,22 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import case, func, select, text, update
+from sqlalchemy import CursorResult, case, func, select, text, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from arena.store import rating_order
+from arena.store import marks, rating_order
 from arena.store.core import StoreCore, check_seats, check_seed
 from arena.store.errors import NotFoundError, StoreError
-from arena.store.models import BotVersion, Tournament, TournamentGame, utcnow
+from arena.store.models import (
+    BotVersion,
+    Tournament,
+    TournamentGame,
+    TournamentSummary,
+    utcnow,
+)
 from arena.store.rows import (
     GameStatus,
     ScheduleEntry,
@@ -70,6 +77,7 @@ class TournamentsMixin(StoreCore):
                 )
                 for g in schedule
             )
+            marks.bump(s, marks.TOURNAMENTS)
             return tournament.id
 
     def get_tournament(self, tournament_id: int) -> TournamentInfo:
@@ -212,6 +220,36 @@ class TournamentsMixin(StoreCore):
             return dataclasses.replace(info, status=TournamentStatus.INTERRUPTED)
         return info
 
+    def tournament_summary(self, tournament_id: int, basis: str) -> dict[str, Any] | None:
+        """What was kept of the tournament (``keep_tournament_summary``) if it was computed
+        from ``basis``; None if nothing was, or from another basis."""
+        with self._read() as s:
+            row = s.get(TournamentSummary, tournament_id)
+            return None if row is None or row.basis != basis else dict(row.data)
+
+    def keep_tournament_summary(
+        self, tournament_id: int, basis: str, data: Mapping[str, Any]
+    ) -> None:
+        """Keep ``data`` (JSON) derived from a tournament that is over, with the ``basis`` it
+        was computed from (its recorded state, the settings), replacing what was kept."""
+        if len(basis) > BASIS_LENGTH:
+            raise StoreError(f"a summary's basis is at most {BASIS_LENGTH} characters")
+        for attempt in range(2):  # two first views at once: the second replaces the first
+            try:
+                with self._write() as s:
+                    if s.get(Tournament, tournament_id) is None:
+                        raise NotFoundError(f"no tournament with id {tournament_id}")
+                    row = s.get(TournamentSummary, tournament_id)
+                    if row is None:
+                        s.add(TournamentSummary(tournament_id=tournament_id, basis=basis,
+                                                data=dict(data)))  # fmt: skip
+                    else:
+                        row.basis, row.data, row.created_at = basis, dict(data), utcnow()
+                return
+            except IntegrityError:
+                if attempt:
+                    raise
+
     def pending_games(self, tournament_id: int) -> list[TournamentGameInfo]:
         return self.tournament_games(tournament_id, status=GameStatus.PENDING)
 
@@ -227,6 +265,8 @@ class TournamentsMixin(StoreCore):
                 rating_order.lock(s, self.dialect)
                 s.flush()
                 rating_order.apply_ready(s, self._rater, self.dialect, tournament_id)
+            # After the ratings' lock, as a recorder that finishes a tournament takes them.
+            marks.bump(s, marks.TOURNAMENTS)
 
     def _finish_if_complete(self, s: Session, tournament_id: int) -> None:
         left = s.scalar(
@@ -238,17 +278,24 @@ class TournamentsMixin(StoreCore):
             )
         )
         if left == 0:
-            s.execute(
-                update(Tournament)
-                .where(
-                    Tournament.id == tournament_id,
-                    Tournament.status == TournamentStatus.RUNNING.value,
-                )
-                .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
-                .execution_options(synchronize_session=False)
+            finished = cast(
+                CursorResult[Any],
+                s.execute(
+                    update(Tournament)
+                    .where(
+                        Tournament.id == tournament_id,
+                        Tournament.status == TournamentStatus.RUNNING.value,
+                    )
+                    .values(status=TournamentStatus.FINISHED.value, finished_at=utcnow())
+                    .execution_options(synchronize_session=False)
+                ),
             )
+            if finished.rowcount:
+                marks.bump(s, marks.TOURNAMENTS)
 
 
+BASIS_LENGTH = 400
+"""The longest basis of a kept summary (``tournament_summaries.basis``, migration 0012)."""
 PEEK_WAIT_S = 0.5
 """How long a player waits for a SQLite tournament lock held by someone only looking whether it
 is held (``tournament_player_active`` holds it for microseconds): a real player holds it for the

@@ -21,7 +21,9 @@ id, so a bot that seeds itself from the match id plays it as it would have.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import json
 import secrets
 import threading
 import time
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.ratings import Rater
+from arena.ratings import Rater, RatingConfig
 from arena.referee import ClockConfig, FaultPolicy, MatchResult, Termination
 from arena.rules.ruleset import RuleSet
 from arena.store import (
@@ -58,7 +60,14 @@ from arena.tournament.schedule import (
     deal_seed,
     validate,
 )
-from arena.tournament.standings import GameRecord, Standings, compute_standings
+from arena.tournament.standings import (
+    STANDINGS_FORM,
+    GameRecord,
+    Standings,
+    compute_standings,
+    standings_from_dict,
+    standings_to_dict,
+)
 
 DEFAULT_GAMES = 10
 DEFAULT_CONCURRENCY = 2
@@ -578,13 +587,38 @@ def tournament_records(
     return info, config, records, len(games)
 
 
+def standings_basis(store: Store, tournament_id: int, settings: RatingConfig) -> str:
+    """What a tournament's standings are computed from: its recorded state (status, matches,
+    highest sequence) and the rating settings, in the form of the kept standings."""
+    state = store.tournament_match_state(tournament_id)
+    return json.dumps([STANDINGS_FORM, *state, settings.to_dict()], sort_keys=True)
+
+
 def tournament_standings(
     store: Store, tournament_id: int
 ) -> tuple[TournamentInfo, TournamentConfig, Standings]:
-    """The tournament as stored: its info, config and standings (ratings in schedule order)."""
+    """The tournament as stored: its info, config and standings (ratings in schedule order).
+
+    A tournament that is over never changes: its standings (TrueSkill replayed over its
+    matches) are computed once, stored with what they were computed from (its recorded state
+    and the rating settings), and read back after (``Store.tournament_summary``); the run that
+    finishes a tournament stores them, and an older one's first view does."""
+    info, config = load_config(store, tournament_id)
+    # The stored settings, which the ratings were computed with, not the shell's variables.
+    settings = store.effective_rating_config()
+    basis = None
+    if info.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
+        basis = standings_basis(store, tournament_id, settings)
+        kept = store.tournament_summary(tournament_id, basis)
+        standings = None if kept is None else standings_from_dict(kept)
+        if standings is not None:
+            return info, config, standings
     info, config, records, total = tournament_records(store, tournament_id)
     bots = [(e.name, e.version) for e in config.entrants]
-    # The stored settings, which the ratings were computed with, not the shell's variables.
-    rater = Rater(store.effective_rating_config())
-    standings = compute_standings(bots, records, rater, total=total)
+    standings = compute_standings(bots, records, Rater(settings), total=total)
+    if basis is not None:
+        # Kept for the next reader; a database this process may not write (a read-only
+        # copy) still gets its standings, computed each time.
+        with contextlib.suppress(StoreError):
+            store.keep_tournament_summary(tournament_id, basis, standings_to_dict(standings))
     return info, config, standings

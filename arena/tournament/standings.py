@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from arena.ratings import Rater, conservative_score
 from arena.stats import estimate
@@ -89,6 +90,36 @@ class Standings:
     faults: list[FaultRow]
     played: int
     total: int
+
+
+STANDINGS_FORM = "standings-1"
+"""The form of ``standings_to_dict``: a kept summary of another form is computed again."""
+
+
+def standings_to_dict(standings: Standings) -> dict[str, Any]:
+    """Plain JSON data, read back by ``standings_from_dict`` as the same standings (floats
+    travel exactly through JSON)."""
+    return {
+        "form": STANDINGS_FORM,
+        "leaderboard": [asdict(r) for r in standings.leaderboard],
+        "head_to_head": [asdict(h) for h in standings.head_to_head],
+        "faults": [asdict(f) for f in standings.faults],
+        "played": standings.played,
+        "total": standings.total,
+    }
+
+
+def standings_from_dict(data: dict[str, Any]) -> Standings | None:
+    """The standings ``standings_to_dict`` made; None for data of another form."""
+    if data.get("form") != STANDINGS_FORM:
+        return None
+    return Standings(
+        leaderboard=[LeaderboardRow(**r) for r in data["leaderboard"]],
+        head_to_head=[HeadToHead(**h) for h in data["head_to_head"]],
+        faults=[FaultRow(**f) for f in data["faults"]],
+        played=int(data["played"]),
+        total=int(data["total"]),
+    )
 
 
 def rate_in_order(

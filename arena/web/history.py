@@ -52,6 +52,8 @@ class RatingHistory:
         self._lock = threading.Lock()
         self._building = False
         self._built: tuple[Any, ...] | None = None
+        self._size: int | None = None
+        """Rated matches in the last build: whether the next one waits or runs behind."""
         self._series: dict[int, _Series] = {}
         self._rater = self._make_rater()
 
@@ -81,7 +83,10 @@ class RatingHistory:
         fingerprint = self._store.ratings_fingerprint()
         if fingerprint == self._built or self._building:
             return
-        if fingerprint[3] / 2 > SYNC_LIMIT:  # total matches of all versions: twice the matches
+        size = self._size
+        if size is None:  # the first build: counted once; later ones go by the last
+            size = self._store.rated_match_count()
+        if size > SYNC_LIMIT:
             with self._lock:
                 if self._building:
                     return
@@ -98,9 +103,8 @@ class RatingHistory:
             ratings: dict[int, tuple[float, float]] = {}
             series: dict[int, _Series] = {}
             initial = rater.initial()
-            for order, (seq, v0, v1, winner) in enumerate(
-                self._store.rated_in_rating_order(), start=1
-            ):
+            rated = self._store.rated_in_rating_order()
+            for order, (seq, v0, v1, winner) in enumerate(rated, start=1):
                 a, b = rater.rate(ratings.get(v0, initial), ratings.get(v1, initial), winner)
                 ratings[v0], ratings[v1] = a, b
                 for vid, (mu, sigma) in ((v0, a), (v1, b)):
@@ -113,5 +117,6 @@ class RatingHistory:
                     s.sigma.append(sigma)
             with self._lock:
                 self._series, self._rater, self._built = series, rater, fingerprint
+                self._size = len(rated)
         finally:
             self._building = False

@@ -44,6 +44,12 @@ MATCHES_SHOWN = 50
 
 
 def bot_view(site: Site, name: str, policy: Visibility) -> BotView:
+    """The bot as ``policy``'s viewer may see it: its dozen reads are one read transaction."""
+    with site.store.reading():
+        return _bot_view(site, name, policy)
+
+
+def _bot_view(site: Site, name: str, policy: Visibility) -> BotView:
     store = site.store
     detail = store.bot_detail(name)
     ids = set(detail.version_ids)

@@ -35,9 +35,12 @@ PAGE_ROWS = 100
 """Rows of a leaderboard page, on the site and in the API (``per_page`` changes it)."""
 
 
-def leaderboard(site: Site, request: Request) -> tuple[Leaderboard, Any]:
-    """The page of the leaderboard the query asks for, and the ratings' fingerprint it was
-    built for (None for a tournament's board, which is not kept)."""
+def leaderboard(
+    site: Site, request: Request, marks: dict[str, int] | None = None
+) -> tuple[Leaderboard, Any]:
+    """The page of the leaderboard the query asks for, and the fingerprint of the ratings and
+    analyses it was built for (None for a tournament's board, which is not kept): the store's
+    marks, one read (``marks`` when the caller has read them)."""
     sort = choice_param(request, "sort", LEADERBOARD_SORTS, "rank")
     order = choice_param(request, "order", ("asc", "desc"), "")
     tid = int_param(request, "tournament", None, 1)
@@ -48,7 +51,8 @@ def leaderboard(site: Site, request: Request) -> tuple[Leaderboard, Any]:
     if tid is not None:
         return _leaderboard(site, sort, order, tid, min_matches, page, per_page, players), None
     store = site.store
-    fingerprint = (store.ratings_fingerprint(), store.analyses_fingerprint())
+    marks = store.marks() if marks is None else marks
+    fingerprint = (marks["ratings"], marks["analyses"])
     key = ("board", sort, order, min_matches, page, per_page, players, fingerprint)
     board = site.cached(
         key,
@@ -152,16 +156,28 @@ def leaderboard_rows_html(rows: tuple[BoardRow, ...], axis: Axis) -> Markup:
 
 def leaderboard_routes(site: Site, timed: Callable[..., Any]) -> list[Route]:
     def leaderboard_page(request: Request) -> Response:
-        board, fingerprint = leaderboard(site, request)
+        marks = site.store.marks()
+        board, fingerprint = leaderboard(site, request, marks)
         rows_html = site.cached(
             ("html", request.url.query, fingerprint),
             lambda: leaderboard_rows_html(board.rows, board.interval_axis),
         )
         axis = board.interval_axis
+        selected = board.tournament.id if board.tournament else None
+        tournaments = tournament_filter(site, selected, marks["tournaments"])
+        # A hundred options through the template cost more than the rest of the page: kept
+        # while the same tournaments show in the same states.
+        options = site.cached(
+            ("filter-html", selected, tuple((t.id, t.state) for t in tournaments)),
+            lambda: Markup(
+                site.env.get_template("_tournament_options.html").render(
+                    tournaments=tournaments, selected=selected
+                )
+            ),
+        )
         return site.render(
             request, "leaderboard.html", lb=board, rows_html=rows_html,
-            axis_html=Markup(interval_axis(axis.low, axis.high)),
-            tournaments=tournament_filter(site, board.tournament.id if board.tournament else None),
+            axis_html=Markup(interval_axis(axis.low, axis.high)), tournament_options=options,
             title="Leaderboard · Spades Arena",
         )  # fmt: skip
 

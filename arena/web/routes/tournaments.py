@@ -7,6 +7,7 @@ running tournament's seed and a deal still to be played are no one's to see
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ from starlette.routing import Route
 from arena.errors import ArenaError
 from arena.ladder.runner import LADDER_KEY
 from arena.ratings import INTERVAL_Z
+from arena.store import TournamentStatus
 from arena.tournament import tournament_standings
 from arena.tournament.runner import load_config
 from arena.visibility import ANYONE, SEED_SECRET, Visibility, shown_tournament_seed
@@ -71,10 +73,30 @@ FILTER_TOURNAMENTS = 100
 address, ``?tournament=ID``, and it is then offered too)."""
 
 
-def tournament_filter(site: Site, selected: int | None = None) -> list[TournamentRow]:
+def tournament_filter(
+    site: Site, selected: int | None = None, mark: int | None = None
+) -> list[TournamentRow]:
     """The newest ``FILTER_TOURNAMENTS`` tournaments but the ladder's pairs, newest first (the
     leaderboard's filter), and ``selected`` if it is older. Read a page at a time by id, so
-    an arena of many thousand tournaments costs the same."""
+    an arena of many thousand tournaments costs the same; kept until a tournament is created
+    or changes status (the store's tournaments mark: ``mark`` when the caller has read it), a
+    running one's state (running or interrupted: is a process playing it) asked each time."""
+    store = site.store
+    if mark is None:
+        mark = store.marks()["tournaments"]
+    rows = site.cached(
+        ("tournament-filter", selected, mark),
+        lambda: _tournament_filter(site, selected),
+    )
+    return [
+        dataclasses.replace(r, state=tournament_state(store, TournamentStatus.RUNNING, r.id))
+        if r.status == TournamentStatus.RUNNING.value
+        else r
+        for r in rows
+    ]
+
+
+def _tournament_filter(site: Site, selected: int | None) -> list[TournamentRow]:
     store = site.store
     found: list[Any] = []
     before = None
