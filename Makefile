@@ -82,7 +82,7 @@ bench: setup
 lint: setup
 	$(VENV)/bin/ruff check arena tests sample_bots proto
 	$(VENV)/bin/ruff format --check arena tests sample_bots proto
-	$(VENV)/bin/mypy arena/rules arena/referee arena/store
+	$(VENV)/bin/mypy
 	$(PY) proto/generate.py --check
 	proto/node_modules/.bin/buf lint proto
 

@@ -71,7 +71,9 @@ def _play_records(n: int, seed: int, max_hands: int) -> list[dict[str, Any]]:
         decisions = []
         while not m.is_over:
             action = m.random_action(rng)
-            decisions.append(DecisionRecord(m.to_act, m.decision, action, rng.randrange(50, 5000)))
+            seat, decision = m.to_act, m.decision
+            assert seat is not None and decision is not None  # the match is not over
+            decisions.append(DecisionRecord(seat, decision, action, rng.randrange(50, 5000)))
             m.apply(action)
         assert m.outcome is not None
         times = [[d.elapsed_us for d in decisions if d.seat == s] for s in (0, 1)]

@@ -225,12 +225,13 @@ def _c_layout_matches(layout: tuple[int, ...]) -> bool:
 
 
 try:
-    from arena.envs import _obs
+    import arena.envs._obs as _obs
 except ImportError:  # not built (no compiler at install): the reference serves
     _obs = None
 C_ENCODER = _obs is not None and _c_layout_matches(_obs.LAYOUT)
 """Whether ``encode_match`` runs in C (``arena/envs/_obs.c``); else it is ``encode_match_py``."""
-_DECISION_NUMBER: dict[Decision | None, int] = {None: -1, **_DECISION_INDEX}
+_DECISION_NUMBER: dict[Decision | None, int] = {None: -1}
+_DECISION_NUMBER.update(_DECISION_INDEX.items())
 
 
 def encode_match_c(
@@ -377,9 +378,8 @@ def decode(v: np.ndarray) -> Decoded:
         if len(pair) == 2:
             winner = leader ^ 1 if _answer_wins(*trick_cards) else leader
         tricks.append(TrickView(leader, trick_cards, winner))
-    seats = [None, None]
-    for k, s in enumerate((seat, seat ^ 1)):
-        seats[s] = _decode_seat(v, SEATS + k * SEAT_SIZE, rules)
+    mine = _decode_seat(v, SEATS, rules)
+    theirs = _decode_seat(v, SEATS + SEAT_SIZE, rules)
     obs = Observation(
         seat=seat,
         rules=rules,
@@ -391,7 +391,7 @@ def decode(v: np.ndarray) -> Decoded:
         looking_at=looking[0] if looking else None,
         own_discards=tuple(c for _, c in ordered(OWN_DISCARDS, 13)),
         stock_size=round(float(v[STOCK]) * 52),
-        seats=(seats[0], seats[1]),  # type: ignore[arg-type]
+        seats=(mine, theirs) if seat == 0 else (theirs, mine),
         tricks=tuple(tricks),
         spades_broken=bool(v[BROKEN]),
         own_put_aside=cards(PUT_ASIDE),

@@ -153,6 +153,8 @@ class SpadesState(pyspiel.State):
         """An exchange decided and waiting for its chance draws (R-3.4)."""
         self._drawn: list[int] = []
         """This hand's exchange draws so far, in order."""
+        self._drawn_before = 0
+        """The draws of the hand before the exchange waiting for its own."""
         self._over = False
 
     def __deepcopy__(self, memo: dict[int, Any]) -> SpadesState:
@@ -205,7 +207,7 @@ class SpadesState(pyspiel.State):
         assert m is not None
         observer = self._observer
         if observer is not None:
-            return observer.legal_ids(m, self._picked)  # type: ignore[no-any-return]
+            return observer.legal_ids(m, self._picked)
         return ids.legal_ids(m, self._picked)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:

@@ -22,7 +22,7 @@ simultaneous moves).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -70,7 +70,7 @@ class raw_env(AECEnv):
     _guarded = False
     """env()'s guards in the step (``_GuardedEnv``)."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "name": "spades_v0",
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
@@ -174,7 +174,7 @@ class raw_env(AECEnv):
         seat = self._seat_of[agent]
         observer = self._observer
         if observer is not None:  # the array and the mask in one call, in C
-            return observer.observe_new(m, seat, self._picked)  # type: ignore[no-any-return]
+            return observer.observe_new(m, seat, self._picked)
         to_act = m.to_act
         if to_act == seat:
             picked = self._picked
@@ -197,14 +197,15 @@ class raw_env(AECEnv):
             and not (self.terminations[agent] or self.truncations[agent])
         ):
             # a legal play, draw, bid or Double Nil answer checked and applied in one C call
-            to_act = observer.apply(self.match, action)
+            m = cast(Match, self.match)  # reset() made it (the C call checks)
+            to_act = observer.apply(m, action)
             if to_act is not NotImplemented:
                 self._cumulative_rewards[agent] = 0.0
                 self._picked = ()
                 if to_act is not None:
                     self.agent_selection = self.possible_agents[to_act]
                 else:
-                    self._match_over(self.match)
+                    self._match_over(m)
                     self._accumulate_rewards()
                 return
         if not self._guarded:
@@ -213,7 +214,7 @@ class raw_env(AECEnv):
         # env(): AssertOutOfBoundsWrapper's check, TerminateIllegalWrapper(-1)'s ending
         dead = self.terminations[agent] or self.truncations[agent]
         if not (action is None and dead) and not (
-            (action.__class__ is int and 0 <= action < ids.NUM_ACTIONS)  # type: ignore[operator]
+            (action.__class__ is int and 0 <= action < ids.NUM_ACTIONS)
             or self.action_spaces[agent].contains(action)
         ):
             raise AssertionError(
@@ -360,8 +361,8 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         super().__init__(env)
 
     @property
-    def _has_updated(self) -> bool:  # type: ignore[override]
-        return self.env._has_updated  # type: ignore[no-any-return]
+    def _has_updated(self) -> bool:
+        return self.env._has_updated
 
     @_has_updated.setter
     def _has_updated(self, value: bool) -> None:
@@ -400,7 +401,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 class _AgentIterable(AECIterable):
-    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[str]:
         return _agents(self.env, self.max_iter)
 
 
@@ -412,7 +413,7 @@ def _agents(env: raw_env, max_iter: int) -> Iterator[str]:
 
 
 class _OrderEnforcingIterable(AECOrderEnforcingIterable):
-    def __iter__(self) -> Iterator[str]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[str]:
         return _ordered_agents(self.env.env, self.max_iter)
 
 
@@ -436,7 +437,9 @@ def _constant_mask(legal: list[int]) -> np.ndarray:
     return mask
 
 
-_MASKS = {d: _constant_mask(ids.legal_ids_for(d, (), ())) for d in (_DRAW, _BID, _DOUBLE_NIL)}
+_MASKS: dict[Decision | None, np.ndarray] = {
+    d: _constant_mask(ids.legal_ids_for(d, (), ())) for d in (_DRAW, _BID, _DOUBLE_NIL)
+}
 """The masks that do not depend on the cards: one copy each, copied out."""
 
 

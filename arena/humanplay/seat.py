@@ -101,7 +101,7 @@ class HumanSeat:
         self.end: dict[str, Any] | None = None
         self.seat: int | None = None
         self.opponent = ""
-        self._listeners: set[Callable[[], None]] = set()
+        self._listeners: set[Callable[[], object]] = set()
         self.started = True
         """A session's flag (``arena.referee.session.Session``): this one always serves."""
 
@@ -175,7 +175,7 @@ class HumanSeat:
         with self._lock:
             self._bump()
 
-    def listen(self, callback: Callable[[], None], limit: int = 16) -> Callable[[], None]:
+    def listen(self, callback: Callable[[], object], limit: int = 16) -> Callable[[], None]:
         """Call ``callback`` (from the referee's thread; it must not block) at every change;
         returns the function that stops it. A web page's long poll waits on it. More than
         ``limit`` at once is ``TooManyListeners`` (a table is one person's, not a crowd's)."""
@@ -375,15 +375,18 @@ def _response(p: _Pending, value: Any) -> Any:
     """The protocol answer of the person's ``value`` to ``p``, checked against the request."""
     kind, req = p.kind, p.request
     if kind == "draw":
-        choices = {"keep": pb.DRAW_CHOICE_KEEP, "reject": pb.DRAW_CHOICE_REJECT}
-        if value not in choices:
+        draws = {"keep": pb.DRAW_CHOICE_KEEP, "reject": pb.DRAW_CHOICE_REJECT}
+        if value not in draws:
             raise AnswerRefused("a draw is answered 'keep' or 'reject' (R-2.2)")
-        return pb.DrawResponse(choice=choices[value])
+        return pb.DrawResponse(choice=draws[value])
     if kind == "double_nil":
-        choices = {"declare": pb.DOUBLE_NIL_CHOICE_DECLARE, "decline": pb.DOUBLE_NIL_CHOICE_DECLINE}
-        if value not in choices:
+        declares = {
+            "declare": pb.DOUBLE_NIL_CHOICE_DECLARE,
+            "decline": pb.DOUBLE_NIL_CHOICE_DECLINE,
+        }
+        if value not in declares:
             raise AnswerRefused("Double Nil is answered 'declare' or 'decline' (R-3.3)")
-        return pb.DecideDoubleNilResponse(choice=choices[value])
+        return pb.DecideDoubleNilResponse(choice=declares[value])
     if kind == "bid":
         if type(value) is not int or value not in req.legal_bids:
             raise AnswerRefused(f"{value!r} is not a bid: a bid is 0 (Nil) to 13 tricks (R-3.1)")

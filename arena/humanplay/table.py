@@ -191,7 +191,9 @@ class Table:
         finally:
             if bot is not None:
                 bot.release()
-            end = {"winner": None, "scores": [0, 0], "termination": "error", "detail": ""}
+            end: dict[str, Any] = {
+                "winner": None, "scores": [0, 0], "termination": "error", "detail": "",
+            }  # fmt: skip
             if self.result is not None:
                 r = self.result
                 end = {

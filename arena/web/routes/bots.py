@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from arena.analysis import PlayClass
+from arena.analysis import PlayAnalysis, PlayClass
 from arena.ladder.runner import LADDER_KEY
 from arena.ratings import INTERVAL_Z, conservative_score
 from arena.rules.cards import card_name
@@ -161,12 +161,12 @@ def _card_play(
             n = len(means)
             spread = 0.0
             if n > 1:
-                m = sum(means) / n
-                spread = math.sqrt(sum((x - m) ** 2 for x in means) / (n - 1) / n)
+                mean = sum(means) / n
+                spread = math.sqrt(sum((x - mean) ** 2 for x in means) / (n - 1) / n)
             # the plot's band is ± 2 sigma: sigma = half the 95 % interval / 2
             points.append(Point(seq, loss / hands, INTERVAL_Z * spread / 2, seq))
         series.append((f"{name}@{label}", points))
-    worst = []
+    worst: list[tuple[int, str, PlayAnalysis]] = []
     shown = [m for m in recent if not policy.sealed(m)]  # sealed: its analysis too
     analyses = store.analyses_of([m.match_id for m in shown])
     for m in shown:

@@ -58,7 +58,7 @@ def _account(arena: Site, request: Request) -> AccountInfo | None:
 def opponents(store: Store, account: AccountInfo, bot: str) -> list[str]:
     """What the account may pit its bot against: its own bots' versions (this bot's earlier
     ones too) and the sample bots that run here; an admin, any bot's latest version."""
-    out = []
+    out: list[str] = []
     admin = account.role == "admin"
     for b in store.list_bots():
         if b.name in sample_bot_dirs():

@@ -46,7 +46,7 @@ def match_view(site: Site, match_id: str, policy: Visibility) -> MatchView | Sea
         return SealedMatchView(**row, sealed_text=SEALED, seed=None)
     hands: list[HandView] = []
     replay_error = None
-    faults = []
+    faults: list[DecisionFault] = []
     try:
         for story in hands_of(result):
             hr = story.result

@@ -240,7 +240,8 @@ def tournament_update(site: Site, tid: int, new: list[int]) -> dict[str, Any]:
     view = tournament_view(site, tid, Visibility(site.store, ANYONE))
     new_set = set(new)
     changed = [g for g in view.games if g.match is not None and g.match.sequence in new_set]
-    module = site.env.get_template("_tournament_parts.html").make_module({"t": view})
+    # The template's macros (game_row, standings, matrix), called as functions.
+    module: Any = site.env.get_template("_tournament_parts.html").make_module({"t": view})
     return {
         "state": view.state,
         "status": view.status,
